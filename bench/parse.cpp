@@ -1,0 +1,127 @@
+// bench-parse: parse + IR throughput of the PTX front end, on one core and on all cores.
+// Usage: bench-parse [--repeat N] FILE.ptx...   Each file is one module. Prints one figure a line.
+#include "ptx2amd/ptx-ir/Reader.h"
+
+#include <fmt/format.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/ThreadPool.h>
+#include <llvm/Support/Threading.h>
+
+#include <sys/resource.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+
+using namespace ptx2amd;
+
+namespace {
+
+struct Totals {
+  std::atomic<uint64_t> Functions{0}, Instructions{0}, Failed{0};
+};
+
+/// Reads one module, builds every body and drops it again, as a streaming consumer would.
+void processModule(const std::shared_ptr<const SourceText> &S, Totals &T) {
+  ir::ReadOptions Opts;
+  Opts.Lazy = true;
+  auto M = ir::readModule(S, Opts);
+  if (!M) {
+    std::fprintf(stderr, "%s\n", llvm::toString(M.takeError()).c_str());
+    ++T.Failed;
+    return;
+  }
+  for (auto &F : (*M)->Functions) {
+    if (F->St != ir::Function::State::Unparsed)
+      continue;
+    if (!ir::buildFunction(**M, *F)) {
+      ++T.Failed;
+      if (T.Failed < 5)
+        for (auto &D : F->Diags)
+          std::fprintf(stderr, "%s\n", D.str().c_str());
+    }
+    ++T.Functions;
+    for (auto &B : F->Blocks)
+      T.Instructions += B.Insts.size();
+    F->dropBody();
+  }
+}
+
+long peakRssKiB() {
+  rusage U{};
+  getrusage(RUSAGE_SELF, &U);
+  return U.ru_maxrss;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  unsigned Repeat = 1;
+  std::vector<std::shared_ptr<const SourceText>> Sources;
+  uint64_t Bytes = 0;
+  for (int K = 1; K < argc; ++K) {
+    std::string A = argv[K];
+    if (A == "--repeat" && K + 1 < argc) {
+      Repeat = std::max(1, std::atoi(argv[++K]));
+      continue;
+    }
+    auto Buf = llvm::MemoryBuffer::getFile(A, false, false);
+    if (!Buf) {
+      std::fprintf(stderr, "bench-parse: cannot read %s\n", A.c_str());
+      return 1;
+    }
+    Sources.push_back(std::make_shared<const SourceText>(A, std::string((*Buf)->getBuffer())));
+    Bytes += Sources.back()->text().size();
+  }
+  if (Sources.empty()) {
+    std::fprintf(stderr, "usage: bench-parse [--repeat N] FILE.ptx...\n");
+    return 2;
+  }
+  long RssBefore = peakRssKiB();
+  Totals T1;
+  auto Start = std::chrono::steady_clock::now();
+  for (unsigned R = 0; R < Repeat; ++R)
+    for (auto &S : Sources)
+      processModule(S, T1);
+  double One = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  long RssOne = peakRssKiB();
+
+  unsigned Cores = llvm::hardware_concurrency().compute_thread_count();
+  Totals TN;
+  Start = std::chrono::steady_clock::now();
+  {
+    llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Cores));
+    if (Sources.size() == 1) {
+      // One module: its bodies in parallel.
+      for (unsigned R = 0; R < Repeat; ++R) {
+        auto M = ir::readModule(Sources[0], {true, 1, true});
+        if (!M) {
+          llvm::consumeError(M.takeError());
+          break;
+        }
+        ir::buildAll(**M, Cores);
+        for (auto &F : (*M)->Functions)
+          for (auto &B : F->Blocks)
+            TN.Instructions += B.Insts.size();
+      }
+    } else {
+      for (unsigned R = 0; R < Repeat; ++R)
+        for (auto &S : Sources)
+          Pool.async([&S, &TN] { processModule(S, TN); });
+      Pool.wait();
+    }
+  }
+  double All = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+
+  double MB = Bytes * double(Repeat) / 1e6;
+  std::printf("input: %zu modules, %.1f MB of PTX, %llu functions, %llu instructions, %llu failed\n",
+              Sources.size(), MB / Repeat, (unsigned long long)T1.Functions.load() / Repeat,
+              (unsigned long long)T1.Instructions.load() / Repeat,
+              (unsigned long long)T1.Failed.load() / Repeat);
+  std::printf("parse+IR, 1 core: %.2f MB/s\n", MB / One);
+  std::printf("parse+IR, %u cores: %.2f MB/s\n", Cores, MB / All);
+  std::printf("peak RSS, 1 core run: %.1f MB (%.1f MB before parsing)\n", RssOne / 1024.0,
+              RssBefore / 1024.0);
+  std::printf("peak RSS, after all runs: %.1f MB\n", peakRssKiB() / 1024.0);
+  return T1.Failed ? 1 : 0;
+}

@@ -1,0 +1,105 @@
+// PTX parser grammar. Tokens come from the hand-written lexer in lib/Lexer.cpp, which folds an
+// instruction's dotted opcode into one OPCODE token, a predicate guard into one GUARD token and a flat
+// numeric initializer into one INIT_LIST token, so the parser sees few tokens per statement. Function
+// bodies are cut out of the module by the lexer (one BODY token) and parsed on their own with
+// `functionBody`, lazily and in parallel. Every decision below is LL(1) or LL(2), so SLL prediction
+// succeeds on valid input.
+parser grammar PtxParser;
+
+tokens {
+  VERSION, TARGET, ADDRESS_SIZE, ENTRY, FUNC, LINKAGE, SPACE, TYPE, VEC, ALIGN, PTR, ATTRIBUTE,
+  ALIAS, PRAGMA, CALLPROTOTYPE, BRANCHTARGETS, CALLTARGETS, DOTNAME,
+  FILE_LINE, LOC_LINE, SECTION_BLOCK, BODY,
+  OPCODE, GUARD, LABEL_DEF, REGISTER, IDENT, UNDERSCORE, INT, FLOAT, STRING, INIT_LIST,
+  BLOCK_OPEN, BLOCK_CLOSE, LBRACE, RBRACE, LPAREN, RPAREN, LBRACK, RBRACK, LT, GT,
+  COMMA, SEMI, PIPE, EQUALS, PLUS, MINUS, STAR, SLASH, PERCENT, SHL, SHR, AMP, CARET, TILDE, BANG,
+  ERROR_CHAR
+}
+
+// ---- module level (the lexer replaces each function body by BODY) ----
+module : moduleItem* EOF ;
+
+moduleItem
+  : VERSION (FLOAT | INT)
+  | TARGET IDENT (COMMA IDENT)*
+  | ADDRESS_SIZE INT
+  | variableDecl SEMI
+  | functionDecl
+  | ALIAS IDENT COMMA IDENT SEMI
+  | pragma
+  | FILE_LINE
+  | LOC_LINE
+  | SECTION_BLOCK
+  ;
+
+functionDecl
+  : LINKAGE* (ENTRY | FUNC) (LPAREN paramList? RPAREN)? IDENT (LPAREN paramList? RPAREN)?
+    functionAttribute* (BODY | SEMI)
+  ;
+
+functionAttribute : DOTNAME (INT (COMMA INT)*)? | pragma ;
+
+paramList : paramDecl (COMMA paramDecl)* ;
+paramDecl : SPACE declQualifier* declarator ;
+
+variableDecl : LINKAGE* SPACE declQualifier* declarator (COMMA declarator)* ;
+
+declQualifier
+  : ALIGN INT
+  | ATTRIBUTE LPAREN DOTNAME (COMMA DOTNAME)* RPAREN
+  | VEC
+  | TYPE
+  | PTR
+  | SPACE
+  ;
+
+declarator
+  : (IDENT | REGISTER | UNDERSCORE) (LT INT GT)? arrayDim* (EQUALS initializer)?
+  ;
+arrayDim : LBRACK INT? RBRACK ;
+
+initializer
+  : INIT_LIST
+  | LBRACE (initializer (COMMA initializer)*)? RBRACE
+  | IDENT EQUALS (IDENT | INT)
+  | expr
+  ;
+
+pragma : PRAGMA STRING (COMMA STRING)* SEMI ;
+
+// ---- function bodies ----
+functionBody : BLOCK_OPEN statement* BLOCK_CLOSE EOF ;
+
+statement
+  : instruction
+  | LABEL_DEF labeledDirective?
+  | variableDecl SEMI
+  | BLOCK_OPEN statement* BLOCK_CLOSE
+  | pragma
+  | LOC_LINE
+  | FILE_LINE
+  | SECTION_BLOCK
+  ;
+
+labeledDirective
+  : CALLPROTOTYPE (LPAREN paramList? RPAREN)? UNDERSCORE (LPAREN paramList? RPAREN)?
+    functionAttribute* SEMI
+  | BRANCHTARGETS IDENT (COMMA IDENT)* SEMI
+  | CALLTARGETS IDENT (COMMA IDENT)* SEMI
+  ;
+
+instruction : GUARD? OPCODE (operand ((COMMA | PIPE) operand)*)? SEMI ;
+
+operand
+  : expr
+  | LBRACE (operand (COMMA operand)*)? RBRACE
+  | LBRACK expr (COMMA operand)* RBRACK
+  | LPAREN (operand (COMMA operand)*)? RPAREN
+  | UNDERSCORE
+  ;
+
+// A flat sequence of atoms, prefix and binary operators; the IR builder applies precedence.
+expr : prefixOp* atom (binaryOp prefixOp* atom)* ;
+atom : REGISTER | INT | FLOAT | IDENT (LPAREN expr (COMMA expr)* RPAREN)? ;
+prefixOp : MINUS | PLUS | TILDE | BANG ;
+binaryOp : PLUS | MINUS | STAR | SLASH | PERCENT | SHL | SHR | AMP | CARET ;

@@ -1,0 +1,1228 @@
+#include "Builder.h"
+
+#include "Tables.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <map>
+
+using namespace antlr4;
+using ptx2amd::grammar::PtxParser;
+using P = ptx2amd::grammar::PtxParser;
+
+namespace ptx2amd::ir {
+namespace {
+
+/// Thrown only inside this file (caught in buildBody/buildModuleHeader): a located problem that
+/// fails the current declaration or statement.
+struct BuildError {
+  SourceLoc Loc;
+  std::string Message;
+};
+
+tree::TerminalNode *asTerminal(tree::ParseTree *T) { return dynamic_cast<tree::TerminalNode *>(T); }
+size_t tokenType(tree::ParseTree *T) {
+  auto *N = asTerminal(T);
+  return N ? N->getSymbol()->getType() : 0;
+}
+
+class Context {
+public:
+  Context(std::string_view Whole) : Whole(Whole) {}
+  std::string_view text(Token *T) const { return grammar::tokenText(Whole, T); }
+  std::string_view text(tree::TerminalNode *N) const { return text(N->getSymbol()); }
+  std::string_view text(ParserRuleContext *C) const {
+    size_t B = C->getStart()->getStartIndex(), E = C->getStop()->getStopIndex();
+    return Whole.substr(B, E + 1 - B);
+  }
+  static SourceLoc loc(Token *T) { return grammar::tokenLoc(T); }
+  static SourceLoc loc(tree::TerminalNode *N) { return loc(N->getSymbol()); }
+  static SourceLoc loc(ParserRuleContext *C) { return loc(C->getStart()); }
+
+  uint64_t parseUnsigned(Token *T) const {
+    int64_t V = parseInt(T);
+    if (V < 0)
+      throw BuildError{loc(T), fmt::format("expected a non-negative integer, found '{}'", text(T))};
+    return static_cast<uint64_t>(V);
+  }
+
+  int64_t parseInt(Token *T) const {
+    std::string_view S = text(T);
+    if (!S.empty() && S.back() == 'U')
+      S.remove_suffix(1);
+    unsigned Base = 10;
+    if (S.size() > 2 && S[0] == '0' && (S[1] == 'x' || S[1] == 'X')) {
+      Base = 16;
+      S.remove_prefix(2);
+    } else if (S.size() > 2 && S[0] == '0' && (S[1] == 'b' || S[1] == 'B')) {
+      Base = 2;
+      S.remove_prefix(2);
+    } else if (S.size() > 1 && S[0] == '0') {
+      Base = 8;
+      S.remove_prefix(1);
+    }
+    unsigned __int128 V = 0;
+    for (char C : S) {
+      unsigned D = C <= '9' ? C - '0' : (C | 0x20) - 'a' + 10;
+      if (D >= Base)
+        throw BuildError{loc(T), fmt::format("invalid digit in '{}'", text(T))};
+      V = V * Base + D;
+      if (V > UINT64_MAX)
+        throw BuildError{loc(T), fmt::format("integer '{}' does not fit in 64 bits", text(T))};
+    }
+    return static_cast<int64_t>(static_cast<uint64_t>(V));
+  }
+
+  /// Float literal -> (bits, width). 0f/0d give raw bits; decimal literals are f64 as in PTX.
+  std::pair<uint64_t, uint8_t> parseFloat(Token *T) const {
+    std::string_view S = text(T);
+    if (S.size() > 2 && S[0] == '0' && ((S[1] | 0x20) == 'f' || (S[1] | 0x20) == 'd')) {
+      uint64_t V = 0;
+      for (char C : S.substr(2))
+        V = V << 4 | (C <= '9' ? C - '0' : (C | 0x20) - 'a' + 10);
+      return {V, static_cast<uint8_t>((S[1] | 0x20) == 'f' ? 32 : 64)};
+    }
+    double D = std::strtod(std::string(S).c_str(), nullptr);
+    uint64_t Bits;
+    std::memcpy(&Bits, &D, 8);
+    return {Bits, 64};
+  }
+
+  std::string_view Whole;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Declarations shared by module and body: variables, parameters, initializers.
+
+class DeclBuilder : public Context {
+public:
+  using Context::Context;
+
+  /// Applies the qualifiers of a declaration to a variable template.
+  void qualifiers(Variable &V, Space DeclSpace, const std::vector<PtxParser::DeclQualifierContext *> &Qs) {
+    V.Sp = DeclSpace;
+    bool SawType = false;
+    for (auto *Q : Qs) {
+      if (Q->ALIGN()) {
+        uint64_t A = parseUnsigned(Q->INT()->getSymbol());
+        if (A == 0 || (A & (A - 1)) || A > (1u << 20))
+          throw BuildError{loc(Q), fmt::format("alignment {} is not a power of two", A)};
+        (V.IsPtr ? V.PtrAlign : V.Align) = static_cast<uint32_t>(A);
+      } else if (Q->ATTRIBUTE()) {
+        for (auto *N : Q->DOTNAME()) {
+          std::string_view A = text(N);
+          if (A == ".managed")
+            V.Managed = true;
+          else if (A == ".unified")
+            V.Unified = true;
+          else
+            throw BuildError{loc(N), fmt::format("unknown attribute '{}'", A)};
+        }
+      } else if (Q->VEC()) {
+        V.VecWidth = static_cast<uint8_t>(text(Q->VEC()).back() == '2' ? 2 : text(Q->VEC()).back() == '4' ? 4 : 8);
+      } else if (Q->TYPE()) {
+        auto T = parseType(text(Q->TYPE()).substr(1));
+        if (!T)
+          throw BuildError{loc(Q), fmt::format("unknown type '{}'", text(Q->TYPE()))};
+        if (SawType)
+          throw BuildError{loc(Q), "more than one type in a declaration"};
+        SawType = true;
+        V.Ty = *T;
+      } else if (Q->PTR()) {
+        if (DeclSpace != Space::Param)
+          throw BuildError{loc(Q), "'.ptr' is only valid on parameters"};
+        V.IsPtr = true;
+      } else if (Q->SPACE()) {
+        Space S = spaceOf(Q->SPACE());
+        if (!V.IsPtr)
+          throw BuildError{loc(Q), fmt::format("unexpected state space '{}'", text(Q->SPACE()))};
+        V.PtrSpace = S;
+      }
+    }
+    if (!SawType)
+      throw BuildError{loc(Qs.empty() ? nullptr : Qs.front()), "declaration without a type"};
+  }
+
+  Space spaceOf(tree::TerminalNode *N) {
+    std::string_view S = text(N);
+    size_t C = S.find("::");
+    if (C != std::string_view::npos)
+      S = S.substr(0, C);
+    if (S == ".reg") return Space::Reg;
+    if (S == ".param") return Space::Param;
+    if (S == ".global") return Space::Global;
+    if (S == ".const") return Space::Const;
+    if (S == ".shared") return Space::Shared;
+    if (S == ".local") return Space::Local;
+    if (S == ".tex") return Space::Tex;
+    return Space::Sreg;
+  }
+
+  static Linkage linkageOf(std::string_view S) {
+    if (S == ".visible") return Linkage::Visible;
+    if (S == ".extern") return Linkage::Extern;
+    if (S == ".weak") return Linkage::Weak;
+    return Linkage::Common;
+  }
+
+  /// One declarator: name, `<N>` range count (0 if none), dimensions, initializer.
+  void declarator(Variable &V, PtxParser::DeclaratorContext *D, uint64_t &RangeCount) {
+    tree::TerminalNode *Name = D->IDENT() ? D->IDENT() : D->REGISTER() ? D->REGISTER() : D->UNDERSCORE();
+    V.Name = std::string(text(Name));
+    V.Loc = loc(Name);
+    RangeCount = 0;
+    if (D->LT()) {
+      RangeCount = parseUnsigned(D->INT()->getSymbol());
+      if (RangeCount > (1u << 22))
+        throw BuildError{loc(D->INT()), fmt::format("register range of {} is too large", RangeCount)};
+    }
+    V.Dims.clear();
+    for (auto *A : D->arrayDim()) {
+      uint64_t N = A->INT() ? parseUnsigned(A->INT()->getSymbol()) : 0;
+      V.Dims.push_back(N);
+    }
+    if (D->initializer()) {
+      uint64_t Count = 1;
+      for (uint64_t N : V.Dims)
+        Count = N ? Count * N : Count;
+      V.Init = initializer(D->initializer(), V.Ty, Count);
+    }
+  }
+
+  Initializer initializer(PtxParser::InitializerContext *I, Type Elem, uint64_t MaxElems) {
+    Initializer Out;
+    if (I->INIT_LIST()) {
+      Out.K = Initializer::Data;
+      unsigned Bytes = std::max(1u, typeBits(Elem) / 8);
+      Out.ElemBytes = Bytes;
+      std::string_view S = text(I->INIT_LIST());
+      // Flat numeric list: parsed here without tokens (large data arrays are common).
+      size_t P = 1;
+      Out.Bytes.reserve(std::min<uint64_t>(MaxElems, S.size() / 2) * Bytes);
+      while (P < S.size()) {
+        while (P < S.size() && (S[P] == ' ' || S[P] == ',' || S[P] == '\n' || S[P] == '\t' || S[P] == '\r'))
+          ++P;
+        if (P >= S.size() || S[P] == '}')
+          break;
+        bool Neg = S[P] == '-';
+        if (Neg)
+          ++P;
+        size_t B = P;
+        while (P < S.size() && S[P] != ',' && S[P] != '}' && S[P] != ' ' && S[P] != '\n' && S[P] != '\t' && S[P] != '\r')
+          ++P;
+        uint64_t V = numberBits(S.substr(B, P - B), Elem, I);
+        if (Neg)
+          V = typeClass(Elem) == 'F' ? V ^ (1ull << (typeBits(Elem) - 1)) : ~V + 1;
+        for (unsigned K = 0; K < Bytes; ++K)
+          Out.Bytes.push_back(static_cast<uint8_t>(K < 8 ? V >> (8 * K) : 0));
+      }
+      return Out;
+    }
+    if (I->LBRACE()) {
+      Out.K = Initializer::List;
+      for (auto *E : I->initializer())
+        Out.Elements.push_back(initializer(E, Elem, MaxElems));
+      return Out;
+    }
+    if (I->EQUALS()) {
+      Out.K = Initializer::Named;
+      Out.Name = std::string(text(I->IDENT(0)));
+      Out.Wrapper = std::string(I->INT() ? text(I->INT()) : text(I->IDENT(1)));
+      return Out;
+    }
+    return exprInitializer(I->expr());
+  }
+
+  uint64_t numberBits(std::string_view S, Type Elem, ParserRuleContext *At) {
+    if (S.size() > 2 && S[0] == '0' && ((S[1] | 0x20) == 'f' || (S[1] | 0x20) == 'd')) {
+      uint64_t V = 0;
+      for (char C : S.substr(2)) {
+        if (!std::isxdigit(static_cast<unsigned char>(C)))
+          throw BuildError{loc(At), fmt::format("invalid number '{}' in initializer", S)};
+        V = V << 4 | (C <= '9' ? C - '0' : (C | 0x20) - 'a' + 10);
+      }
+      return V;
+    }
+    std::string_view D = S;
+    if (!D.empty() && D.back() == 'U')
+      D.remove_suffix(1);
+    unsigned Base = 10;
+    if (D.size() > 2 && D[0] == '0' && (D[1] | 0x20) == 'x') {
+      Base = 16;
+      D.remove_prefix(2);
+    } else if (D.size() > 2 && D[0] == '0' && (D[1] | 0x20) == 'b') {
+      Base = 2;
+      D.remove_prefix(2);
+    } else if (D.size() > 1 && D[0] == '0') {
+      Base = 8;
+      D.remove_prefix(1);
+    }
+    uint64_t V = 0;
+    if (D.empty())
+      throw BuildError{loc(At), fmt::format("invalid number '{}' in initializer", S)};
+    for (char C : D) {
+      unsigned X = C >= '0' && C <= '9' ? C - '0' : std::isalpha(static_cast<unsigned char>(C)) ? (C | 0x20) - 'a' + 10 : 99;
+      if (X >= Base)
+        throw BuildError{loc(At), fmt::format("invalid number '{}' in initializer", S)};
+      V = V * Base + X;
+    }
+    if (typeClass(Elem) == 'F') {
+      // An integer in a float initializer is a value, not bits.
+      if (typeBits(Elem) == 32) {
+        float F = static_cast<float>(V);
+        uint32_t B;
+        std::memcpy(&B, &F, 4);
+        return B;
+      }
+      double F = static_cast<double>(V);
+      std::memcpy(&V, &F, 8);
+    }
+    return V;
+  }
+
+  Initializer exprInitializer(PtxParser::ExprContext *E) {
+    Initializer Out;
+    // Forms: number, -number, symbol, symbol+number, generic(symbol)[+number], mask(...)
+    bool Neg = false;
+    for (auto *Pfx : E->prefixOp()) {
+      if (Pfx->MINUS())
+        Neg = !Neg;
+      else if (!Pfx->PLUS())
+        throw BuildError{loc(Pfx), "unsupported operator in initializer"};
+    }
+    auto *A = E->atom(0);
+    if (A->INT() && E->atom().size() == 1) {
+      Out.K = Initializer::Int;
+      Out.Value = parseInt(A->INT()->getSymbol());
+      if (Neg)
+        Out.Value = -Out.Value;
+      return Out;
+    }
+    if (A->FLOAT() && E->atom().size() == 1) {
+      Out.K = Initializer::Float;
+      auto [Bits, W] = parseFloat(A->FLOAT()->getSymbol());
+      Out.Value = static_cast<int64_t>(Neg ? Bits ^ (1ull << (W - 1)) : Bits);
+      Out.ElemBytes = W / 8;
+      return Out;
+    }
+    if (A->IDENT() && !Neg) {
+      Out.K = Initializer::Symbol;
+      if (A->LPAREN()) {
+        Out.Wrapper = std::string(text(A->IDENT()));
+        if (Out.Wrapper != "generic" && Out.Wrapper != "mask")
+          throw BuildError{loc(A), fmt::format("unknown initializer operator '{}'", Out.Wrapper)};
+        auto *Inner = A->expr(0);
+        if (Inner->atom().size() != 1 || !Inner->atom(0)->IDENT())
+          throw BuildError{loc(A), "expected a symbol inside the initializer operator"};
+        Out.Name = std::string(text(Inner->atom(0)->IDENT()));
+      } else {
+        Out.Name = std::string(text(A->IDENT()));
+      }
+      auto Ops = E->binaryOp();
+      for (size_t K = 0; K < Ops.size(); ++K) {
+        auto *Rhs = E->atom(K + 1);
+        if (!Rhs->INT() || (!Ops[K]->PLUS() && !Ops[K]->MINUS()))
+          throw BuildError{loc(Ops[K]), "unsupported symbol offset expression"};
+        int64_t V = parseInt(Rhs->INT()->getSymbol());
+        Out.Value += Ops[K]->PLUS() ? V : -V;
+      }
+      return Out;
+    }
+    // Constant integer expression.
+    Out.K = Initializer::Int;
+    Out.Value = constantExpr(E);
+    return Out;
+  }
+
+  int64_t constantExpr(PtxParser::ExprContext *E) {
+    Linear L = evalExpr(E, nullptr);
+    if (L.hasBase())
+      throw BuildError{loc(E), "expected a constant expression"};
+    return L.C;
+  }
+
+  /// The value of an operand expression: an optional base (register, symbol, special register or
+  /// float) plus a constant.
+  struct Linear {
+    enum BaseKind : uint8_t { NoBase, RegBase, SymBase, FloatBase } B = NoBase;
+    tree::TerminalNode *Node = nullptr;
+    bool Negated = false; ///< `!%p`
+    int64_t C = 0;
+    uint64_t FBits = 0;
+    uint8_t FWidth = 0;
+    bool hasBase() const { return B != NoBase; }
+  };
+
+  struct Item {
+    enum Kind { Pre, Atom, Bin } K;
+    size_t Tok;
+    PtxParser::AtomContext *A;
+  };
+
+  Linear evalExpr(PtxParser::ExprContext *E, std::vector<Item> *Scratch) {
+    std::vector<Item> Local;
+    std::vector<Item> &Items = Scratch ? *Scratch : Local;
+    Items.clear();
+    for (auto *C : E->children) {
+      if (auto *Pf = dynamic_cast<PtxParser::PrefixOpContext *>(C))
+        Items.push_back({Item::Pre, tokenType(Pf->children[0]), nullptr});
+      else if (auto *A = dynamic_cast<PtxParser::AtomContext *>(C))
+        Items.push_back({Item::Atom, 0, A});
+      else if (auto *B = dynamic_cast<PtxParser::BinaryOpContext *>(C))
+        Items.push_back({Item::Bin, tokenType(B->children[0]), nullptr});
+    }
+    size_t Pos = 0;
+    return climb(Items, Pos, 0, E);
+  }
+
+  static int precedence(size_t Tok) {
+    switch (Tok) {
+    case P::STAR: case P::SLASH: case P::PERCENT: return 5;
+    case P::PLUS: case P::MINUS: return 4;
+    case P::SHL: case P::SHR: return 3;
+    case P::AMP: return 2;
+    case P::CARET: return 1;
+    default: return 0;
+    }
+  }
+
+  Linear unary(std::vector<Item> &Items, size_t &Pos, ParserRuleContext *At) {
+    if (Items[Pos].K == Item::Pre) {
+      size_t Op = Items[Pos++].Tok;
+      Linear V = unary(Items, Pos, At);
+      if (Op == P::PLUS)
+        return V;
+      if (Op == P::BANG && V.B == Linear::RegBase && V.C == 0) {
+        V.Negated = !V.Negated;
+        return V;
+      }
+      if (Op == P::MINUS && V.B == Linear::FloatBase) {
+        V.FBits ^= 1ull << (V.FWidth - 1);
+        return V;
+      }
+      if (V.hasBase())
+        throw BuildError{loc(At), fmt::format("operator not supported on '{}'", text(At))};
+      if (Op == P::MINUS) V.C = static_cast<int64_t>(0 - static_cast<uint64_t>(V.C));
+      else if (Op == P::TILDE) V.C = ~V.C;
+      else V.C = !V.C;
+      return V;
+    }
+    auto *A = Items[Pos++].A;
+    Linear V;
+    if (A->INT()) {
+      V.C = parseInt(A->INT()->getSymbol());
+    } else if (A->FLOAT()) {
+      V.B = Linear::FloatBase;
+      auto [Bits, W] = parseFloat(A->FLOAT()->getSymbol());
+      V.FBits = Bits;
+      V.FWidth = W;
+    } else if (A->REGISTER()) {
+      V.B = Linear::RegBase;
+      V.Node = A->REGISTER();
+    } else {
+      if (A->LPAREN())
+        throw BuildError{loc(A), fmt::format("'{}(...)' is only valid in initializers", text(A->IDENT()))};
+      V.B = Linear::SymBase;
+      V.Node = A->IDENT();
+    }
+    return V;
+  }
+
+  Linear climb(std::vector<Item> &Items, size_t &Pos, int MinPrec, ParserRuleContext *At) {
+    Linear L = unary(Items, Pos, At);
+    while (Pos < Items.size() && Items[Pos].K == Item::Bin && precedence(Items[Pos].Tok) > MinPrec) {
+      size_t Op = Items[Pos++].Tok;
+      Linear R = climb(Items, Pos, precedence(Op), At);
+      if (L.B == Linear::FloatBase || R.B == Linear::FloatBase || (L.hasBase() && R.hasBase()) ||
+          (R.hasBase() && Op != P::PLUS) || (L.hasBase() && Op != P::PLUS && Op != P::MINUS) ||
+          L.Negated || R.Negated)
+        throw BuildError{loc(At), fmt::format("unsupported expression '{}'", text(At))};
+      if (R.hasBase()) {
+        R.C += L.C;
+        L = R;
+        continue;
+      }
+      uint64_t A = static_cast<uint64_t>(L.C), B = static_cast<uint64_t>(R.C);
+      switch (Op) {
+      case P::PLUS: A += B; break;
+      case P::MINUS: A -= B; break;
+      case P::STAR: A *= B; break;
+      case P::SLASH:
+      case P::PERCENT:
+        if (B == 0)
+          throw BuildError{loc(At), "division by zero in constant expression"};
+        A = Op == P::SLASH ? static_cast<uint64_t>(static_cast<int64_t>(A) / static_cast<int64_t>(B))
+                           : static_cast<uint64_t>(static_cast<int64_t>(A) % static_cast<int64_t>(B));
+        break;
+      case P::SHL: A = B >= 64 ? 0 : A << B; break;
+      case P::SHR: A = B >= 64 ? 0 : A >> B; break;
+      case P::AMP: A &= B; break;
+      case P::CARET: A ^= B; break;
+      }
+      L.C = static_cast<int64_t>(A);
+    }
+    return L;
+  }
+
+  /// A parameter list of a function or prototype.
+  std::vector<Variable> params(PtxParser::ParamListContext *PL) {
+    std::vector<Variable> Out;
+    if (!PL)
+      return Out;
+    for (auto *PD : PL->paramDecl()) {
+      Variable V;
+      Space S = spaceOf(PD->SPACE());
+      if (S != Space::Param && S != Space::Reg)
+        throw BuildError{loc(PD), fmt::format("parameters must be .param or .reg, not '{}'", text(PD->SPACE()))};
+      qualifiers(V, S, PD->declQualifier());
+      uint64_t Range;
+      declarator(V, PD->declarator(), Range);
+      if (Range || V.Init.K != Initializer::None)
+        throw BuildError{loc(PD), "a parameter has no register range or initializer"};
+      Out.push_back(std::move(V));
+    }
+    return Out;
+  }
+
+  void functionAttribute(Function &F, PtxParser::FunctionAttributeContext *A) {
+    if (A->pragma()) {
+      for (auto *S : A->pragma()->STRING())
+        F.Pragmas.emplace_back(text(S).substr(1, text(S).size() - 2));
+      return;
+    }
+    std::string_view N = text(A->DOTNAME());
+    std::vector<uint32_t> Args;
+    for (auto *I : A->INT()) {
+      uint64_t V = parseUnsigned(I->getSymbol());
+      if (V > UINT32_MAX)
+        throw BuildError{loc(I), "directive argument out of range"};
+      Args.push_back(static_cast<uint32_t>(V));
+    }
+    auto Need = [&](size_t Lo, size_t Hi) {
+      if (Args.size() < Lo || Args.size() > Hi)
+        throw BuildError{loc(A), fmt::format("'{}' takes {} to {} arguments", N, Lo, Hi)};
+    };
+    if (N == ".maxntid" || N == ".reqntid" || N == ".reqnctapercluster") {
+      Need(1, 3);
+      auto &Dst = N == ".maxntid" ? F.MaxNTid : N == ".reqntid" ? F.ReqNTid : F.ReqNCtaPerCluster;
+      Dst.assign(Args.begin(), Args.end());
+    } else if (N == ".minnctapersm") {
+      Need(1, 1);
+      F.MinNCtaPerSm = Args[0];
+    } else if (N == ".maxnctapersm") {
+      Need(1, 1);
+      F.MaxNCtaPerSm = Args[0];
+    } else if (N == ".maxnreg") {
+      Need(1, 1);
+      F.MaxNReg = Args[0];
+    } else if (N == ".maxclusterrank") {
+      Need(1, 1);
+      F.MaxClusterRank = Args[0];
+    } else if (N == ".noreturn") {
+      Need(0, 0);
+      F.NoReturn = true;
+    } else if (N == ".explicitcluster") {
+      Need(0, 0);
+      F.ExplicitCluster = true;
+    } else if (N == ".abi_preserve" || N == ".abi_preserve_control" || N == ".blocksareclusters") {
+      // ABI hints with no effect on translation.
+    } else {
+      throw BuildError{loc(A), fmt::format("unknown function directive '{}'", N)};
+    }
+  }
+};
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Module header
+
+std::vector<Diagnostic> buildModuleHeader(Module &M, const grammar::ModuleParse &Parse) {
+  std::vector<Diagnostic> Diags;
+  DeclBuilder B(M.Source->text());
+  auto Fail = [&](SourceLoc L, std::string Msg) {
+    Diagnostic D;
+    D.File = M.Source->name();
+    D.Loc = L;
+    D.Message = std::move(Msg);
+    Diags.push_back(std::move(D));
+  };
+  bool SawVersion = false, SawTarget = false;
+  for (auto *Item : Parse.Tree->moduleItem()) {
+    try {
+      if (Item->VERSION()) {
+        std::string_view V = B.text(Item->FLOAT() ? Item->FLOAT() : Item->INT());
+        size_t Dot = V.find('.');
+        if (Dot == std::string_view::npos || Dot == 0 || Dot + 1 >= V.size())
+          throw BuildError{B.loc(Item), fmt::format("malformed .version '{}'", V)};
+        M.VersionMajor = std::stoul(std::string(V.substr(0, Dot)));
+        M.VersionMinor = std::stoul(std::string(V.substr(Dot + 1)));
+        if (M.VersionMajor < 1 || M.VersionMajor > 9)
+          throw BuildError{B.loc(Item), fmt::format("unsupported PTX ISA version {}", V)};
+        SawVersion = true;
+      } else if (Item->TARGET()) {
+        for (auto *T : Item->IDENT())
+          M.Target.emplace_back(B.text(T));
+        SawTarget = true;
+      } else if (Item->ADDRESS_SIZE()) {
+        uint64_t S = B.parseUnsigned(Item->INT()->getSymbol());
+        if (S != 32 && S != 64)
+          throw BuildError{B.loc(Item), ".address_size must be 32 or 64"};
+        M.AddressSize = static_cast<uint32_t>(S);
+      } else if (auto *VD = Item->variableDecl()) {
+        Variable Tmpl;
+        for (auto *L : VD->LINKAGE())
+          Tmpl.Link = DeclBuilder::linkageOf(B.text(L));
+        Space S = B.spaceOf(VD->SPACE());
+        if (S == Space::Reg || S == Space::Param || S == Space::Local)
+          throw BuildError{B.loc(VD), fmt::format("'{}' variables are not allowed at module scope", B.text(VD->SPACE()))};
+        B.qualifiers(Tmpl, S, VD->declQualifier());
+        for (auto *D : VD->declarator()) {
+          Variable V = Tmpl;
+          uint64_t Range;
+          B.declarator(V, D, Range);
+          if (Range)
+            throw BuildError{B.loc(D), "register ranges are only valid in .reg declarations"};
+          auto [It, New] = M.Symbols.try_emplace(V.Name, SymbolRef{SymbolRef::Global, static_cast<uint32_t>(M.Globals.size())});
+          if (!New) {
+            // A definition may follow an .extern declaration.
+            if (It->second.K != SymbolRef::Global)
+              throw BuildError{V.Loc, fmt::format("'{}' is already declared as a function", V.Name)};
+            Variable &Old = M.Globals[It->second.Index];
+            if (Old.Link != Linkage::Extern && V.Link != Linkage::Extern)
+              throw BuildError{V.Loc, fmt::format("redefinition of '{}'", V.Name)};
+            if (V.Link != Linkage::Extern)
+              Old = std::move(V);
+            continue;
+          }
+          M.Globals.push_back(std::move(V));
+        }
+      } else if (auto *FD = Item->functionDecl()) {
+        auto F = std::make_unique<Function>();
+        for (auto *L : FD->LINKAGE())
+          F->Link = DeclBuilder::linkageOf(B.text(L));
+        F->IsKernel = FD->ENTRY() != nullptr;
+        F->Name = std::string(B.text(FD->IDENT()));
+        F->Loc = B.loc(FD->IDENT());
+        // Parenthesised lists before the name are return parameters; after it, parameters.
+        size_t NameIdx = 0;
+        for (size_t K = 0; K < FD->children.size(); ++K)
+          if (FD->children[K] == FD->IDENT())
+            NameIdx = K;
+        for (auto *PL : FD->paramList()) {
+          size_t K = 0;
+          while (FD->children[K] != PL)
+            ++K;
+          auto Ps = B.params(PL);
+          (K < NameIdx ? F->Returns : F->Params) = std::move(Ps);
+        }
+        if (F->IsKernel && !F->Returns.empty())
+          throw BuildError{F->Loc, "a kernel (.entry) cannot return values"};
+        for (auto *A : FD->functionAttribute())
+          B.functionAttribute(*F, A);
+        if (FD->BODY()) {
+          F->St = Function::State::Unparsed;
+          F->Body = grammar::PtxLexer::bodyRange(*FD->BODY()->getSymbol());
+        }
+        auto [It, New] = M.Symbols.try_emplace(F->Name, SymbolRef{SymbolRef::Function, static_cast<uint32_t>(M.Functions.size())});
+        if (!New) {
+          if (It->second.K != SymbolRef::Function)
+            throw BuildError{F->Loc, fmt::format("'{}' is already declared as a variable", F->Name)};
+          Function &Old = *M.Functions[It->second.Index];
+          if (Old.isDefinition() && F->isDefinition())
+            throw BuildError{F->Loc, fmt::format("redefinition of function '{}'", F->Name)};
+          if (F->isDefinition() || Old.Link == Linkage::Extern)
+            Old = std::move(*F);
+          continue;
+        }
+        M.Functions.push_back(std::move(F));
+      } else if (Item->ALIAS()) {
+        M.Aliases.emplace_back(B.text(Item->IDENT(0)), B.text(Item->IDENT(1)));
+      }
+      // .pragma, .file, .loc and .section at module level carry nothing we use.
+    } catch (const BuildError &E) {
+      Fail(E.Loc, E.Message);
+    }
+  }
+  if (!SawVersion)
+    Fail({1, 1}, "missing .version directive");
+  if (!SawTarget)
+    Fail({1, 1}, "missing .target directive");
+  for (auto &[Alias, Aliasee] : M.Aliases) {
+    auto It = M.Symbols.find(Aliasee);
+    if (It == M.Symbols.end() || It->second.K != SymbolRef::Function)
+      Fail({1, 1}, fmt::format(".alias target '{}' is not a function", Aliasee));
+    else
+      M.Symbols.try_emplace(Alias, It->second);
+  }
+  return Diags;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Function bodies
+
+namespace {
+
+class BodyBuilder : public DeclBuilder {
+public:
+  BodyBuilder(const Module &M, Function &F, std::string_view Whole) : DeclBuilder(Whole), M(M), F(F) {}
+
+  void run(PtxParser::FunctionBodyContext *Body) {
+    F.Blocks.emplace_back(); // entry block, never the target of a label
+    for (size_t K = 0; K < F.Params.size(); ++K) {
+      if (F.Params[K].Sp == Space::Reg) {
+        addReg(F.Params[K].Name, F.Params[K], F.Params[K].Loc);
+        F.Vars.back().ParamIndex = static_cast<uint32_t>(K);
+        continue;
+      }
+      declare(F.Params[K].Name, {Entry::Param, static_cast<uint32_t>(K)}, F.Params[K].Loc);
+    }
+    for (size_t K = 0; K < F.Returns.size(); ++K)
+      declare(F.Returns[K].Name, {Entry::Param, static_cast<uint32_t>(F.Params.size() + K)}, F.Returns[K].Loc);
+    collectLabels(Body->statement());
+    statements(Body->statement());
+    if (Failed)
+      return;
+    // A return or branch at the very end leaves an empty, unreachable block behind.
+    if (F.Blocks.size() > 1 && F.Blocks.back().Insts.empty() && F.Blocks.back().Label.empty())
+      F.Blocks.pop_back();
+    resolveLabelsAndCFG();
+  }
+
+  bool Failed = false;
+  std::vector<Diagnostic> Diags;
+
+private:
+  struct Entry {
+    enum Kind : uint8_t { Reg, Local, Param, Label, Table, Proto } K;
+    uint32_t Index;
+  };
+
+  void declare(std::string_view Name, Entry E, SourceLoc L) {
+    auto [It, New] = Names.try_emplace(Name, E);
+    if (!New) {
+      if (ScopeDepth == ScopeOf(It->second))
+        throw BuildError{L, fmt::format("'{}' is already declared in this scope", Name)};
+      Undo.push_back({std::string(Name), It->second, true});
+      It->second = E;
+    } else {
+      Undo.push_back({std::string(Name), E, false});
+    }
+    DeclDepth[{E.K, E.Index}] = ScopeDepth;
+  }
+  unsigned ScopeOf(Entry E) {
+    auto It = DeclDepth.find({E.K, E.Index});
+    return It == DeclDepth.end() ? ~0u : It->second;
+  }
+
+  void enterScope() {
+    ++ScopeDepth;
+    ScopeMarks.push_back(Undo.size());
+  }
+  void exitScope() {
+    size_t Mark = ScopeMarks.back();
+    ScopeMarks.pop_back();
+    while (Undo.size() > Mark) {
+      auto &U = Undo.back();
+      if (U.HadPrevious)
+        Names[U.Name] = U.Previous;
+      else
+        Names.erase(U.Name);
+      Undo.pop_back();
+    }
+    --ScopeDepth;
+  }
+
+  void error(SourceLoc L, std::string Msg, std::string_view Text = {}) {
+    Failed = true;
+    if (Diags.size() >= 50)
+      return;
+    Diagnostic D;
+    D.File = M.Source->name();
+    D.Loc = L;
+    D.Function = F.Name;
+    D.Message = std::move(Msg);
+    D.Text = std::string(Text.substr(0, 200));
+    Diags.push_back(std::move(D));
+  }
+
+  void collectLabels(const std::vector<PtxParser::StatementContext *> &Stmts) {
+    for (auto *S : Stmts) {
+      if (auto *L = S->LABEL_DEF()) {
+        std::string_view Name = text(L);
+        if (auto *LD = S->labeledDirective()) {
+          if (LD->CALLPROTOTYPE()) {
+            ProtoByName[Name] = 0; // placeholder; defined when reached
+          }
+          continue;
+        }
+        auto [It, New] = LabelIds.try_emplace(Name, static_cast<uint32_t>(LabelNames.size()));
+        if (!New) {
+          error(loc(L), fmt::format("label '{}' is defined more than once", Name));
+          continue;
+        }
+        LabelNames.emplace_back(Name);
+      } else if (!S->statement().empty()) {
+        collectLabels(S->statement());
+      }
+    }
+    LabelBlock.assign(LabelNames.size(), None);
+  }
+
+  void statements(const std::vector<PtxParser::StatementContext *> &Stmts) {
+    for (auto *S : Stmts) {
+      try {
+        statement(S);
+      } catch (const BuildError &E) {
+        error(E.Loc, E.Message, text(S));
+      }
+    }
+  }
+
+  Block &current() { return F.Blocks.back(); }
+
+  void startBlock(std::string Label) {
+    Block &Cur = current();
+    if (F.Blocks.size() > 1 && Cur.Insts.empty() && Cur.Label.empty() && !Label.empty()) {
+      Cur.Label = std::move(Label);
+      return;
+    }
+    F.Blocks.emplace_back();
+    current().Label = std::move(Label);
+  }
+
+  void statement(PtxParser::StatementContext *S) {
+    if (auto *I = S->instruction()) {
+      instruction(I);
+    } else if (auto *L = S->LABEL_DEF()) {
+      if (auto *LD = S->labeledDirective()) {
+        labeledDirective(text(L), LD);
+        return;
+      }
+      auto It = LabelIds.find(text(L));
+      if (It == LabelIds.end())
+        return; // duplicate, reported
+      startBlock(std::string(text(L)));
+      LabelBlock[It->second] = static_cast<uint32_t>(F.Blocks.size() - 1);
+    } else if (auto *VD = S->variableDecl()) {
+      localDecl(VD);
+    } else if (S->BLOCK_OPEN()) {
+      enterScope();
+      statements(S->statement());
+      exitScope();
+    } else if (auto *Pr = S->pragma()) {
+      for (auto *Str : Pr->STRING())
+        F.Pragmas.emplace_back(text(Str).substr(1, text(Str).size() - 2));
+    }
+    // .loc/.file/.section: debug information, skipped.
+  }
+
+  void labeledDirective(std::string_view Name, PtxParser::LabeledDirectiveContext *LD) {
+    if (LD->CALLPROTOTYPE()) {
+      CallPrototype P;
+      P.Name = std::string(Name);
+      size_t Under = 0;
+      for (size_t K = 0; K < LD->children.size(); ++K)
+        if (LD->children[K] == LD->UNDERSCORE())
+          Under = K;
+      for (auto *PL : LD->paramList()) {
+        size_t K = 0;
+        while (LD->children[K] != PL)
+          ++K;
+        (K < Under ? P.Returns : P.Params) = params(PL);
+      }
+      Function Tmp;
+      for (auto *A : LD->functionAttribute())
+        functionAttribute(Tmp, A);
+      P.NoReturn = Tmp.NoReturn;
+      declare(Name, {Entry::Proto, static_cast<uint32_t>(F.Prototypes.size())}, loc(LD));
+      F.Prototypes.push_back(std::move(P));
+      return;
+    }
+    BranchTable T;
+    T.Name = std::string(Name);
+    T.IsCallTargets = LD->CALLTARGETS() != nullptr;
+    for (auto *I : LD->IDENT())
+      T.Targets.emplace_back(text(I));
+    declare(Name, {Entry::Table, static_cast<uint32_t>(F.Tables.size())}, loc(LD));
+    F.Tables.push_back(std::move(T));
+  }
+
+  void localDecl(PtxParser::VariableDeclContext *VD) {
+    Space S = spaceOf(VD->SPACE());
+    if (!VD->LINKAGE().empty() && S != Space::Shared && S != Space::Global && S != Space::Const)
+      throw BuildError{loc(VD), "linkage is not allowed here"};
+    Variable Tmpl;
+    for (auto *L : VD->LINKAGE())
+      Tmpl.Link = linkageOf(text(L));
+    qualifiers(Tmpl, S, VD->declQualifier());
+    for (auto *D : VD->declarator()) {
+      Variable V = Tmpl;
+      uint64_t Range;
+      declarator(V, D, Range);
+      if (S == Space::Reg) {
+        if (!V.Dims.empty() || V.Init.K != Initializer::None)
+          throw BuildError{loc(D), "registers have no array dimensions or initializers"};
+        if (V.Name.empty() || V.Name[0] != '%') {
+          // Registers without '%' are legal PTX too.
+        }
+        if (D->LT()) {
+          for (uint64_t K = 0; K < Range; ++K)
+            addReg(V.Name + std::to_string(K), V, loc(D));
+        } else {
+          addReg(V.Name, V, loc(D));
+        }
+        continue;
+      }
+      if (Range)
+        throw BuildError{loc(D), "register ranges are only valid in .reg declarations"};
+      declare(V.Name, {Entry::Local, static_cast<uint32_t>(F.Locals.size())}, V.Loc);
+      F.Locals.push_back(std::move(V));
+    }
+  }
+
+  void addReg(std::string Name, const Variable &V, SourceLoc L) {
+    VarId Id = static_cast<VarId>(F.Vars.size());
+    F.Vars.push_back({Name, V.Ty, V.VecWidth});
+    declare(F.Vars.back().Name, {Entry::Reg, Id}, L);
+  }
+
+  // -- instructions --
+
+  VarId lookupReg(tree::TerminalNode *N, std::string_view Name) {
+    auto It = Names.find(Name);
+    if (It == Names.end() || It->second.K != Entry::Reg)
+      throw BuildError{loc(N), fmt::format("undeclared register '{}'", Name)};
+    return It->second.Index;
+  }
+
+  Operand registerOperand(tree::TerminalNode *N) {
+    std::string_view Name = text(N);
+    Operand O;
+    auto It = Names.find(Name);
+    if (It != Names.end() && It->second.K == Entry::Reg) {
+      O.K = Operand::Value;
+      O.V = It->second.Index;
+      return O;
+    }
+    if (auto S = parseSpecialRegister(Name.substr(1))) {
+      if (!S->Complete)
+        throw BuildError{loc(N), fmt::format("special register '{}' needs a component (.x, .y or .z)", Name)};
+      O.K = Operand::Special;
+      O.SReg = S->Reg;
+      O.Component = S->Component;
+      return O;
+    }
+    // `%v.x` on a vector register
+    if (size_t Dot = Name.find('.'); Dot != std::string_view::npos) {
+      auto V = Names.find(Name.substr(0, Dot));
+      if (V != Names.end() && V->second.K == Entry::Reg && F.Vars[V->second.Index].VecWidth)
+        throw BuildError{loc(N), fmt::format("components of vector registers ('{}') are not supported", Name)};
+    }
+    throw BuildError{loc(N), fmt::format("undeclared register '{}'", Name)};
+  }
+
+  SymbolRef symbol(tree::TerminalNode *N) {
+    std::string_view Name = text(N);
+    if (auto It = Names.find(Name); It != Names.end()) {
+      switch (It->second.K) {
+      case Entry::Local: return {SymbolRef::Local, It->second.Index};
+      case Entry::Param: return {SymbolRef::Param, It->second.Index};
+      case Entry::Table: return {SymbolRef::BranchTable, It->second.Index};
+      case Entry::Proto: return {SymbolRef::Prototype, It->second.Index};
+      case Entry::Reg:
+      case Entry::Label: break;
+      }
+    }
+    if (auto It = LabelIds.find(Name); It != LabelIds.end())
+      return {SymbolRef::Label, It->second}; // label id; a block index after resolveLabelsAndCFG
+    if (auto It = M.Symbols.find(Name); It != M.Symbols.end())
+      return It->second;
+    if (ProtoByName.count(Name))
+      throw BuildError{loc(N), fmt::format("call prototype '{}' is used before its declaration", Name)};
+    throw BuildError{loc(N), fmt::format("undefined symbol '{}'", Name)};
+  }
+
+  Operand fromLinear(const Linear &L, ParserRuleContext *At) {
+    Operand O;
+    switch (L.B) {
+    case Linear::NoBase:
+      O.K = Operand::Imm;
+      O.Offset = L.C;
+      return O;
+    case Linear::FloatBase:
+      O.K = Operand::FImm;
+      O.Offset = static_cast<int64_t>(L.FBits);
+      O.FBits = L.FWidth;
+      return O;
+    case Linear::RegBase:
+      O = registerOperand(L.Node);
+      if (L.C != 0)
+        throw BuildError{loc(At), fmt::format("register offsets are only valid in addresses: '{}'", text(At))};
+      if (L.Negated) {
+        if (O.K != Operand::Value || F.Vars[O.V].Ty != Type::Pred)
+          throw BuildError{loc(At), "'!' applies to predicates only"};
+        O.Negated = true;
+      }
+      return O;
+    case Linear::SymBase:
+      O.K = Operand::Symbol;
+      O.Sym = symbol(L.Node);
+      O.Offset = L.C;
+      return O;
+    }
+    return O;
+  }
+
+  Operand operand(PtxParser::OperandContext *C) {
+    if (auto *E = C->expr(); E && !C->LBRACK())
+      return fromLinear(evalExpr(E, &Scratch), E);
+    Operand O;
+    if (C->UNDERSCORE()) {
+      O.K = Operand::Sink;
+      return O;
+    }
+    if (C->LBRACE() || C->LPAREN()) {
+      O.K = C->LBRACE() ? Operand::Vector : Operand::List;
+      for (auto *Sub : C->operand())
+        O.Elements.push_back(operand(Sub));
+      if (O.K == Operand::Vector && O.Elements.empty())
+        throw BuildError{loc(C), "empty vector operand"};
+      return O;
+    }
+    // Address
+    O.K = Operand::Address;
+    Linear L = evalExpr(C->expr(), &Scratch);
+    if (L.B == Linear::RegBase) {
+      Operand R = registerOperand(L.Node);
+      if (R.K != Operand::Value)
+        throw BuildError{loc(C), "an address base must be a register or a symbol"};
+      O.V = R.V;
+    } else if (L.B == Linear::SymBase) {
+      O.Sym = symbol(L.Node);
+    } else if (L.B == Linear::FloatBase || L.Negated) {
+      throw BuildError{loc(C), "invalid address"};
+    }
+    O.Offset = L.C;
+    for (auto *Sub : C->operand())
+      O.Elements.push_back(operand(Sub));
+    return O;
+  }
+
+  void instruction(PtxParser::InstructionContext *IC) {
+    Instruction I;
+    Token *OpTok = IC->OPCODE()->getSymbol();
+    I.Loc = loc(IC->GUARD() ? IC->GUARD()->getSymbol() : OpTok);
+    size_t B = IC->getStart()->getStartIndex(), E = IC->getStop()->getStopIndex();
+    I.TextOffset = static_cast<uint32_t>(std::min<size_t>(B, UINT32_MAX));
+    I.TextSize = static_cast<uint32_t>(std::min<size_t>(E + 1 - B, UINT32_MAX));
+    DecodedOpcode D;
+    if (auto Problem = decodeOpcode(text(OpTok), D))
+      throw BuildError{loc(OpTok), *Problem};
+    I.Op = D.Op;
+    I.Mods = std::move(D.Mods);
+    I.Types = std::move(D.Types);
+    if (auto *G = IC->GUARD()) {
+      std::string_view GT = text(G).substr(1);
+      if (!GT.empty() && GT[0] == '!') {
+        I.GuardNegated = true;
+        GT.remove_prefix(1);
+      }
+      I.Guard = lookupReg(G, GT);
+      if (F.Vars[I.Guard].Ty != Type::Pred)
+        throw BuildError{loc(G), fmt::format("guard '{}' is not a predicate", GT)};
+    }
+    bool AfterPipe = false;
+    for (auto *Child : IC->children) {
+      if (auto *OC = dynamic_cast<PtxParser::OperandContext *>(Child)) {
+        I.Operands.push_back(operand(OC));
+        I.Operands.back().AfterPipe = AfterPipe;
+      } else {
+        AfterPipe = tokenType(Child) == P::PIPE;
+      }
+    }
+    countDefs(I);
+    bool Terminates = false;
+    if (I.Op == Opcode::Bra || I.Op == Opcode::Brx || I.Op == Opcode::Ret || I.Op == Opcode::Exit) {
+      Terminates = true;
+      if (I.Op == Opcode::Bra && (I.Operands.size() != 1 || I.Operands[0].K != Operand::Symbol ||
+                                  I.Operands[0].Sym.K != SymbolRef::Label))
+        throw BuildError{I.Loc, "'bra' needs one label operand"};
+    }
+    current().Insts.push_back(std::move(I));
+    if (Terminates)
+      startBlock({});
+  }
+
+  void countDefs(Instruction &I) {
+    const OpcodeInfo &Info = opcodeInfo(I.Op);
+    auto IsReg = [](const Operand &O) {
+      if (O.K == Operand::Value || O.K == Operand::Sink)
+        return true;
+      if (O.K != Operand::Vector)
+        return false;
+      for (const Operand &E : O.Elements)
+        if (E.K != Operand::Value && E.K != Operand::Sink)
+          return false;
+      return true;
+    };
+    bool Writes = false;
+    switch (Info.Dests) {
+    case DestKind::D0:
+      Writes = (I.Op == Opcode::Bar || I.Op == Opcode::Barrier) ? false : false;
+      break;
+    case DestKind::D1:
+      Writes = true;
+      break;
+    case DestKind::DA:
+      Writes = !I.Operands.empty() && IsReg(I.Operands[0]);
+      if (I.Op == Opcode::Bar || I.Op == Opcode::Barrier)
+        Writes = I.has(Mod::Red);
+      break;
+    }
+    if (!Writes)
+      return;
+    if (I.Operands.empty())
+      throw BuildError{I.Loc, fmt::format("'{}' needs a destination operand", Info.Name)};
+    if (!IsReg(I.Operands[0]) || I.Operands[0].Negated)
+      throw BuildError{I.Loc, fmt::format("the destination of '{}' must be a register", Info.Name)};
+    I.NumDefs = 1;
+    if (I.Operands.size() > 1 && I.Operands[1].AfterPipe) {
+      if (!IsReg(I.Operands[1]))
+        throw BuildError{I.Loc, "the second destination after '|' must be a register"};
+      I.NumDefs = 2;
+    }
+  }
+
+  void resolveLabelsAndCFG() {
+    // Label ids -> block indices in operands and branch tables.
+    auto Fix = [&](Operand &O, auto &Self) -> void {
+      if (O.Sym.K == SymbolRef::Label)
+        O.Sym.Index = LabelBlock[O.Sym.Index];
+      for (Operand &E : O.Elements)
+        Self(E, Self);
+    };
+    for (Block &Bk : F.Blocks)
+      for (Instruction &I : Bk.Insts)
+        for (Operand &O : I.Operands)
+          Fix(O, Fix);
+    for (BranchTable &T : F.Tables) {
+      for (const std::string &Name : T.Targets) {
+        if (T.IsCallTargets) {
+          auto It = M.Symbols.find(Name);
+          if (It == M.Symbols.end() || It->second.K != SymbolRef::Function) {
+            error(F.Loc, fmt::format(".calltargets entry '{}' is not a function", Name));
+            continue;
+          }
+          T.Resolved.push_back(It->second.Index);
+        } else {
+          auto It = LabelIds.find(Name);
+          if (It == LabelIds.end()) {
+            error(F.Loc, fmt::format(".branchtargets entry '{}' is not a label", Name));
+            continue;
+          }
+          T.Resolved.push_back(LabelBlock[It->second]);
+        }
+      }
+    }
+    // Successors and predecessors.
+    uint32_t N = static_cast<uint32_t>(F.Blocks.size());
+    for (uint32_t K = 0; K < N; ++K) {
+      Block &Bk = F.Blocks[K];
+      auto AddSucc = [&](uint32_t S) {
+        if (std::find(Bk.Succs.begin(), Bk.Succs.end(), S) == Bk.Succs.end())
+          Bk.Succs.push_back(S);
+      };
+      bool FallsThrough = true;
+      if (!Bk.Insts.empty()) {
+        const Instruction &Last = Bk.Insts.back();
+        bool Guarded = Last.Guard != None;
+        if (Last.Op == Opcode::Bra) {
+          AddSucc(Last.Operands[0].Sym.Index);
+          FallsThrough = Guarded;
+        } else if (Last.Op == Opcode::Brx) {
+          if (Last.Operands.size() != 2 || Last.Operands[1].K != Operand::Symbol ||
+              Last.Operands[1].Sym.K != SymbolRef::BranchTable ||
+              F.Tables[Last.Operands[1].Sym.Index].IsCallTargets) {
+            error(Last.Loc, "'brx.idx' needs an index and a .branchtargets label");
+            return;
+          }
+          for (uint32_t T : F.Tables[Last.Operands[1].Sym.Index].Resolved)
+            AddSucc(T);
+          FallsThrough = Guarded;
+        } else if (Last.Op == Opcode::Ret || Last.Op == Opcode::Exit) {
+          Bk.ReturnsOrExits = true;
+          FallsThrough = Guarded;
+        }
+      }
+      if (FallsThrough) {
+        if (K + 1 < N)
+          AddSucc(K + 1);
+        else
+          Bk.ReturnsOrExits = true; // falling off the end returns
+      }
+    }
+    for (uint32_t K = 0; K < N; ++K)
+      for (uint32_t S : F.Blocks[K].Succs)
+        F.Blocks[S].Preds.push_back(K);
+  }
+
+  const Module &M;
+  Function &F;
+  llvm::StringMap<Entry> Names;
+  struct UndoRec {
+    std::string Name;
+    Entry Previous;
+    bool HadPrevious;
+  };
+  std::vector<UndoRec> Undo;
+  std::vector<size_t> ScopeMarks;
+  unsigned ScopeDepth = 0;
+  std::map<std::pair<uint8_t, uint32_t>, unsigned> DeclDepth;
+  llvm::StringMap<uint32_t> LabelIds;
+  llvm::StringMap<uint32_t> ProtoByName;
+  std::vector<std::string> LabelNames;
+  std::vector<uint32_t> LabelBlock;
+  std::vector<Item> Scratch;
+};
+
+} // namespace
+
+void buildBody(const Module &M, Function &F, const grammar::BodyParse &P) {
+  F.Diags.clear();
+  if (P.Error) {
+    Diagnostic D;
+    D.File = M.Source->name();
+    D.Loc = P.Error->Loc;
+    D.Function = F.Name;
+    D.Message = P.Error->Message;
+    F.Diags.push_back(std::move(D));
+    F.St = Function::State::Failed;
+    return;
+  }
+  BodyBuilder B(M, F, M.Source->text());
+  try {
+    B.run(P.Tree);
+  } catch (const BuildError &E) {
+    B.Failed = true;
+    Diagnostic D;
+    D.File = M.Source->name();
+    D.Loc = E.Loc;
+    D.Function = F.Name;
+    D.Message = E.Message;
+    B.Diags.push_back(std::move(D));
+  }
+  if (B.Failed) {
+    F.Diags = std::move(B.Diags);
+    F.St = Function::State::Failed;
+    F.Vars.clear();
+    F.Locals.clear();
+    F.Blocks.clear();
+    return;
+  }
+  constructSSA(F);
+  F.St = Function::State::Built;
+}
+
+} // namespace ptx2amd::ir

@@ -1,0 +1,12 @@
+import lit.formats
+
+config.name = "ptx2amd"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".ptx", ".test"]
+config.test_source_root = config.source_root
+config.test_exec_root = config.ptx2amd_bin_dir + "/../test/lit-out"
+config.excludes = ["Inputs"]
+config.substitutions.append(("%ptx2amd", config.ptx2amd_bin_dir + "/ptx2amd"))
+config.substitutions.append(("FileCheck", config.filecheck))
+config.substitutions.append(("%not", config.not_tool))
+config.substitutions.append(("%inputs", config.source_root + "/Inputs"))
