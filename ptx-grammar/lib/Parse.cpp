@@ -5,6 +5,24 @@ using namespace antlr4;
 namespace ptx2amd::grammar {
 namespace {
 
+class Classifier : public tree::ParseTreeVisitor {
+public:
+  bool Terminal = false;
+  antlrcpp::Any visit(tree::ParseTree *) override { return {}; }
+  antlrcpp::Any visitChildren(tree::ParseTree *) override {
+    Terminal = false;
+    return {};
+  }
+  antlrcpp::Any visitTerminal(tree::TerminalNode *) override {
+    Terminal = true;
+    return {};
+  }
+  antlrcpp::Any visitErrorNode(tree::ErrorNode *) override {
+    Terminal = true;
+    return {};
+  }
+};
+
 /// Records the first syntax error and stops the parse: a function with a syntax error fails as a
 /// whole, so recovering further only costs time (and could take long on garbage input).
 class FirstErrorListener : public BaseErrorListener {
@@ -101,6 +119,14 @@ template <typename Context> Parse<Context>::~Parse() = default;
 
 template class Parse<PtxParser::ModuleContext>;
 template class Parse<PtxParser::FunctionBodyContext>;
+
+NodeKind classify(tree::ParseTree *Node) {
+  thread_local Classifier C;
+  Node->accept(&C);
+  if (C.Terminal)
+    return {true, static_cast<tree::TerminalNode *>(Node)->getSymbol()->getType()};
+  return {false, static_cast<RuleContext *>(Node)->getRuleIndex()};
+}
 
 std::unique_ptr<ModuleParse> parseModule(std::shared_ptr<const SourceText> Source) {
   TextRange R = Source->whole();

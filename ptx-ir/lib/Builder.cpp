@@ -100,7 +100,8 @@ public:
   using Context::Context;
 
   /// Applies the qualifiers of a declaration to a variable template.
-  void qualifiers(Variable &V, Space DeclSpace, const std::vector<PtxParser::DeclQualifierContext *> &Qs) {
+  void qualifiers(Variable &V, Space DeclSpace, const std::vector<PtxParser::DeclQualifierContext *> &Qs,
+                  ParserRuleContext *Decl) {
     V.Sp = DeclSpace;
     bool SawType = false;
     for (auto *Q : Qs) {
@@ -141,7 +142,7 @@ public:
       }
     }
     if (!SawType)
-      throw BuildError{loc(Qs.empty() ? nullptr : Qs.front()), "declaration without a type"};
+      throw BuildError{loc(Decl), "declaration without a type"};
   }
 
   Space spaceOf(tree::TerminalNode *N) {
@@ -365,12 +366,18 @@ public:
     std::vector<Item> &Items = Scratch ? *Scratch : Local;
     Items.clear();
     for (auto *C : E->children) {
-      if (auto *Pf = dynamic_cast<PtxParser::PrefixOpContext *>(C))
-        Items.push_back({Item::Pre, tokenType(Pf->children[0]), nullptr});
-      else if (auto *A = dynamic_cast<PtxParser::AtomContext *>(C))
-        Items.push_back({Item::Atom, 0, A});
-      else if (auto *B = dynamic_cast<PtxParser::BinaryOpContext *>(C))
-        Items.push_back({Item::Bin, tokenType(B->children[0]), nullptr});
+      auto *R = static_cast<ParserRuleContext *>(C); // expr has only rule children
+      switch (R->getRuleIndex()) {
+      case P::RulePrefixOp:
+        Items.push_back({Item::Pre, grammar::symbolOf(R->children[0])->getType(), nullptr});
+        break;
+      case P::RuleAtom:
+        Items.push_back({Item::Atom, 0, static_cast<PtxParser::AtomContext *>(R)});
+        break;
+      case P::RuleBinaryOp:
+        Items.push_back({Item::Bin, grammar::symbolOf(R->children[0])->getType(), nullptr});
+        break;
+      }
     }
     size_t Pos = 0;
     return climb(Items, Pos, 0, E);
@@ -410,21 +417,28 @@ public:
     }
     auto *A = Items[Pos++].A;
     Linear V;
-    if (A->INT()) {
-      V.C = parseInt(A->INT()->getSymbol());
-    } else if (A->FLOAT()) {
+    Token *T = grammar::symbolOf(A->children[0]);
+    switch (T->getType()) {
+    case P::INT:
+      V.C = parseInt(T);
+      break;
+    case P::FLOAT: {
       V.B = Linear::FloatBase;
-      auto [Bits, W] = parseFloat(A->FLOAT()->getSymbol());
+      auto [Bits, W] = parseFloat(T);
       V.FBits = Bits;
       V.FWidth = W;
-    } else if (A->REGISTER()) {
+      break;
+    }
+    case P::REGISTER:
       V.B = Linear::RegBase;
-      V.Node = A->REGISTER();
-    } else {
-      if (A->LPAREN())
-        throw BuildError{loc(A), fmt::format("'{}(...)' is only valid in initializers", text(A->IDENT()))};
+      V.Node = static_cast<tree::TerminalNode *>(A->children[0]);
+      break;
+    default:
+      if (A->children.size() > 1)
+        throw BuildError{loc(A), fmt::format("'{}(...)' is only valid in initializers", text(T))};
       V.B = Linear::SymBase;
-      V.Node = A->IDENT();
+      V.Node = static_cast<tree::TerminalNode *>(A->children[0]);
+      break;
     }
     return V;
   }
@@ -475,7 +489,7 @@ public:
       Space S = spaceOf(PD->SPACE());
       if (S != Space::Param && S != Space::Reg)
         throw BuildError{loc(PD), fmt::format("parameters must be .param or .reg, not '{}'", text(PD->SPACE()))};
-      qualifiers(V, S, PD->declQualifier());
+      qualifiers(V, S, PD->declQualifier(), PD);
       uint64_t Range;
       declarator(V, PD->declarator(), Range);
       if (Range || V.Init.K != Initializer::None)
@@ -577,7 +591,7 @@ std::vector<Diagnostic> buildModuleHeader(Module &M, const grammar::ModuleParse 
         Space S = B.spaceOf(VD->SPACE());
         if (S == Space::Reg || S == Space::Param || S == Space::Local)
           throw BuildError{B.loc(VD), fmt::format("'{}' variables are not allowed at module scope", B.text(VD->SPACE()))};
-        B.qualifiers(Tmpl, S, VD->declQualifier());
+        B.qualifiers(Tmpl, S, VD->declQualifier(), VD);
         for (auto *D : VD->declarator()) {
           Variable V = Tmpl;
           uint64_t Range;
@@ -749,12 +763,15 @@ private:
 
   void collectLabels(const std::vector<PtxParser::StatementContext *> &Stmts) {
     for (auto *S : Stmts) {
-      if (auto *L = S->LABEL_DEF()) {
+      grammar::NodeKind K = grammar::classify(S->children[0]);
+      if (!K.Terminal)
+        continue;
+      if (K.Id == P::LABEL_DEF) {
+        auto *L = static_cast<tree::TerminalNode *>(S->children[0]);
         std::string_view Name = text(L);
-        if (auto *LD = S->labeledDirective()) {
-          if (LD->CALLPROTOTYPE()) {
-            ProtoByName[Name] = 0; // placeholder; defined when reached
-          }
+        if (S->children.size() > 1) {
+          if (S->labeledDirective()->CALLPROTOTYPE())
+            ProtoByName[Name] = 0; // declared when reached
           continue;
         }
         auto [It, New] = LabelIds.try_emplace(Name, static_cast<uint32_t>(LabelNames.size()));
@@ -763,7 +780,7 @@ private:
           continue;
         }
         LabelNames.emplace_back(Name);
-      } else if (!S->statement().empty()) {
+      } else if (K.Id == P::BLOCK_OPEN) {
         collectLabels(S->statement());
       }
     }
@@ -793,11 +810,26 @@ private:
   }
 
   void statement(PtxParser::StatementContext *S) {
-    if (auto *I = S->instruction()) {
-      instruction(I);
-    } else if (auto *L = S->LABEL_DEF()) {
-      if (auto *LD = S->labeledDirective()) {
-        labeledDirective(text(L), LD);
+    grammar::NodeKind K = grammar::classify(S->children[0]);
+    if (!K.Terminal) {
+      switch (K.Id) {
+      case P::RuleInstruction:
+        instruction(static_cast<PtxParser::InstructionContext *>(S->children[0]));
+        break;
+      case P::RuleVariableDecl:
+        localDecl(static_cast<PtxParser::VariableDeclContext *>(S->children[0]));
+        break;
+      case P::RulePragma:
+        for (auto *Str : static_cast<PtxParser::PragmaContext *>(S->children[0])->STRING())
+          F.Pragmas.emplace_back(text(Str).substr(1, text(Str).size() - 2));
+        break;
+      }
+      return;
+    }
+    if (K.Id == P::LABEL_DEF) {
+      auto *L = static_cast<tree::TerminalNode *>(S->children[0]);
+      if (S->children.size() > 1) {
+        labeledDirective(text(L), static_cast<PtxParser::LabeledDirectiveContext *>(S->children[1]));
         return;
       }
       auto It = LabelIds.find(text(L));
@@ -805,15 +837,10 @@ private:
         return; // duplicate, reported
       startBlock(std::string(text(L)));
       LabelBlock[It->second] = static_cast<uint32_t>(F.Blocks.size() - 1);
-    } else if (auto *VD = S->variableDecl()) {
-      localDecl(VD);
-    } else if (S->BLOCK_OPEN()) {
+    } else if (K.Id == P::BLOCK_OPEN) {
       enterScope();
       statements(S->statement());
       exitScope();
-    } else if (auto *Pr = S->pragma()) {
-      for (auto *Str : Pr->STRING())
-        F.Pragmas.emplace_back(text(Str).substr(1, text(Str).size() - 2));
     }
     // .loc/.file/.section: debug information, skipped.
   }
@@ -856,7 +883,7 @@ private:
     Variable Tmpl;
     for (auto *L : VD->LINKAGE())
       Tmpl.Link = linkageOf(text(L));
-    qualifiers(Tmpl, S, VD->declQualifier());
+    qualifiers(Tmpl, S, VD->declQualifier(), VD);
     for (auto *D : VD->declarator()) {
       Variable V = Tmpl;
       uint64_t Range;
@@ -967,6 +994,14 @@ private:
       }
       return O;
     case Linear::SymBase:
+      if (auto It = Names.find(text(L.Node)); It != Names.end() && It->second.K == Entry::Reg) {
+        // Registers may be named without '%' (common in inline PTX).
+        if (L.C != 0)
+          throw BuildError{loc(At), fmt::format("register offsets are only valid in addresses: '{}'", text(At))};
+        O.K = Operand::Value;
+        O.V = It->second.Index;
+        return O;
+      }
       O.K = Operand::Symbol;
       O.Sym = symbol(L.Node);
       O.Offset = L.C;
@@ -976,71 +1011,90 @@ private:
   }
 
   Operand operand(PtxParser::OperandContext *C) {
-    if (auto *E = C->expr(); E && !C->LBRACK())
-      return fromLinear(evalExpr(E, &Scratch), E);
+    grammar::NodeKind First = grammar::classify(C->children[0]);
+    if (!First.Terminal) // expr
+      return fromLinear(evalExpr(static_cast<PtxParser::ExprContext *>(C->children[0]), &Scratch),
+                        static_cast<ParserRuleContext *>(C->children[0]));
     Operand O;
-    if (C->UNDERSCORE()) {
+    switch (First.Id) {
+    case P::UNDERSCORE:
       O.K = Operand::Sink;
       return O;
-    }
-    if (C->LBRACE() || C->LPAREN()) {
-      O.K = C->LBRACE() ? Operand::Vector : Operand::List;
-      for (auto *Sub : C->operand())
-        O.Elements.push_back(operand(Sub));
+    case P::LBRACE:
+    case P::LPAREN:
+      O.K = First.Id == P::LBRACE ? Operand::Vector : Operand::List;
+      for (size_t K = 1; K + 1 < C->children.size(); K += 2)
+        O.Elements.push_back(operand(static_cast<PtxParser::OperandContext *>(C->children[K])));
       if (O.K == Operand::Vector && O.Elements.empty())
         throw BuildError{loc(C), "empty vector operand"};
       return O;
+    default:
+      break;
     }
-    // Address
+    // Address: '[' expr (',' operand)* ']'
     O.K = Operand::Address;
-    Linear L = evalExpr(C->expr(), &Scratch);
+    Linear L = evalExpr(static_cast<PtxParser::ExprContext *>(C->children[1]), &Scratch);
     if (L.B == Linear::RegBase) {
       Operand R = registerOperand(L.Node);
       if (R.K != Operand::Value)
         throw BuildError{loc(C), "an address base must be a register or a symbol"};
       O.V = R.V;
     } else if (L.B == Linear::SymBase) {
-      O.Sym = symbol(L.Node);
+      if (auto It = Names.find(text(L.Node)); It != Names.end() && It->second.K == Entry::Reg)
+        O.V = It->second.Index;
+      else
+        O.Sym = symbol(L.Node);
     } else if (L.B == Linear::FloatBase || L.Negated) {
       throw BuildError{loc(C), "invalid address"};
     }
     O.Offset = L.C;
-    for (auto *Sub : C->operand())
-      O.Elements.push_back(operand(Sub));
+    for (size_t K = 3; K + 1 < C->children.size(); K += 2)
+      O.Elements.push_back(operand(static_cast<PtxParser::OperandContext *>(C->children[K])));
     return O;
   }
 
   void instruction(PtxParser::InstructionContext *IC) {
     Instruction I;
-    Token *OpTok = IC->OPCODE()->getSymbol();
-    I.Loc = loc(IC->GUARD() ? IC->GUARD()->getSymbol() : OpTok);
+    Token *GuardTok = nullptr, *OpTok = nullptr;
+    bool AfterPipe = false;
+    for (auto *Child : IC->children) {
+      grammar::NodeKind K = grammar::classify(Child);
+      if (!K.Terminal) {
+        if (!OpTok)
+          break;
+        I.Operands.push_back(operand(static_cast<PtxParser::OperandContext *>(Child)));
+        I.Operands.back().AfterPipe = AfterPipe;
+        continue;
+      }
+      if (K.Id == P::GUARD)
+        GuardTok = grammar::symbolOf(Child);
+      else if (K.Id == P::OPCODE) {
+        OpTok = grammar::symbolOf(Child);
+        DecodedOpcode D;
+        if (auto Problem = decodeOpcode(text(OpTok), D))
+          throw BuildError{loc(OpTok), *Problem};
+        I.Op = D.Op;
+        I.Mods = std::move(D.Mods);
+        I.Types = std::move(D.Types);
+      }
+      AfterPipe = K.Id == P::PIPE;
+    }
+    I.Loc = loc(GuardTok ? GuardTok : OpTok);
     size_t B = IC->getStart()->getStartIndex(), E = IC->getStop()->getStopIndex();
     I.TextOffset = static_cast<uint32_t>(std::min<size_t>(B, UINT32_MAX));
     I.TextSize = static_cast<uint32_t>(std::min<size_t>(E + 1 - B, UINT32_MAX));
-    DecodedOpcode D;
-    if (auto Problem = decodeOpcode(text(OpTok), D))
-      throw BuildError{loc(OpTok), *Problem};
-    I.Op = D.Op;
-    I.Mods = std::move(D.Mods);
-    I.Types = std::move(D.Types);
-    if (auto *G = IC->GUARD()) {
-      std::string_view GT = text(G).substr(1);
+    if (GuardTok) {
+      std::string_view GT = text(GuardTok).substr(1);
       if (!GT.empty() && GT[0] == '!') {
         I.GuardNegated = true;
         GT.remove_prefix(1);
       }
-      I.Guard = lookupReg(G, GT);
+      auto It = Names.find(GT);
+      if (It == Names.end() || It->second.K != Entry::Reg)
+        throw BuildError{loc(GuardTok), fmt::format("undeclared predicate '{}'", GT)};
+      I.Guard = It->second.Index;
       if (F.Vars[I.Guard].Ty != Type::Pred)
-        throw BuildError{loc(G), fmt::format("guard '{}' is not a predicate", GT)};
-    }
-    bool AfterPipe = false;
-    for (auto *Child : IC->children) {
-      if (auto *OC = dynamic_cast<PtxParser::OperandContext *>(Child)) {
-        I.Operands.push_back(operand(OC));
-        I.Operands.back().AfterPipe = AfterPipe;
-      } else {
-        AfterPipe = tokenType(Child) == P::PIPE;
-      }
+        throw BuildError{loc(GuardTok), fmt::format("guard '{}' is not a predicate", GT)};
     }
     countDefs(I);
     bool Terminates = false;

@@ -232,6 +232,30 @@ private:
     for (ValueId V = 0; V < Repl.size(); ++V)
       if (Repl[V] != None)
         F.Values[V].Def = ValueInfo::Undef, F.Values[V].Block = None, F.Values[V].Index = None;
+    renumberVersions();
+  }
+
+  /// Versions count the definitions of a register in program order, without the gaps that
+  /// removed phis leave, so that printed names are dense and stable.
+  void renumberVersions() {
+    std::vector<uint32_t> Next(F.Vars.size(), 0);
+    auto Number = [&](ValueId V) { F.Values[V].Version = ++Next[F.Values[V].Var]; };
+    for (ValueId V = 0; V < F.Values.size(); ++V)
+      if (F.Values[V].Def == ValueInfo::Arg)
+        Number(V);
+    auto Defs = [&](const Operand &O, auto &Self) -> void {
+      if (O.K == Operand::Value)
+        Number(O.V);
+      for (const Operand &E : O.Elements)
+        Self(E, Self);
+    };
+    for (const Block &Bk : F.Blocks) {
+      for (const Phi &P : Bk.Phis)
+        Number(P.Result);
+      for (const Instruction &I : Bk.Insts)
+        for (uint32_t J = 0; J < I.NumDefs; ++J)
+          Defs(I.Operands[J], Defs);
+    }
   }
 
   Function &F;

@@ -42,6 +42,18 @@ private:
 using ModuleParse = Parse<PtxParser::ModuleContext>;
 using BodyParse = Parse<PtxParser::FunctionBodyContext>;
 
+/// What a parse-tree node is, found with one virtual call. (ANTLR's typed accessors find children
+/// with dynamic_cast, which dominates the cost of walking a tree built from a shared library.)
+struct NodeKind {
+  bool Terminal;
+  size_t Id; ///< token type for a terminal, PtxParser::Rule* index for a rule context
+};
+NodeKind classify(antlr4::tree::ParseTree *Node);
+
+inline antlr4::Token *symbolOf(antlr4::tree::ParseTree *Terminal) {
+  return static_cast<antlr4::tree::TerminalNode *>(Terminal)->getSymbol();
+}
+
 /// Parses the module level of \p Source; each function body is one BODY token.
 std::unique_ptr<ModuleParse> parseModule(std::shared_ptr<const SourceText> Source);
 /// Parses one function body, as given by PtxLexer::bodyRange of its BODY token.
