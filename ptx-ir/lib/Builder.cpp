@@ -994,6 +994,13 @@ private:
       }
       return O;
     case Linear::SymBase:
+      if (text(L.Node) == "WARP_SZ" && !Names.count("WARP_SZ")) {
+        if (L.C != 0)
+          throw BuildError{loc(At), "WARP_SZ takes no offset"};
+        O.K = Operand::Special;
+        O.SReg = SpecialReg::WarpSz;
+        return O;
+      }
       if (auto It = Names.find(text(L.Node)); It != Names.end() && It->second.K == Entry::Reg) {
         // Registers may be named without '%' (common in inline PTX).
         if (L.C != 0)

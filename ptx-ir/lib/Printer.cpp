@@ -356,6 +356,10 @@ public:
       OS << (O.K == Operand::Vector ? "}" : ")");
       break;
     case Operand::Special:
+      if (O.SReg == SpecialReg::WarpSz) {
+        OS << "WARP_SZ";
+        break;
+      }
       OS << "%" << specialRegName(O.SReg);
       if (O.SReg == SpecialReg::Envreg || O.SReg == SpecialReg::Pm)
         OS << unsigned(O.Component);

@@ -208,6 +208,8 @@ constexpr SpecialRow SpecialRows[] = {
 } // namespace
 
 std::string_view specialRegName(SpecialReg R) {
+  if (R == SpecialReg::WarpSz)
+    return "WARP_SZ";
   for (const SpecialRow &S : SpecialRows)
     if (S.Reg == R)
       return S.Name;

@@ -82,6 +82,7 @@ enum class SpecialReg : uint8_t {
   DynamicSmemSize, TotalSmemSize, AggrSmemSize, Envreg, Pm, Pm64, ClusterId, Nclusterid,
   ClusterCtaid, ClusterNctaid, ClusterCtarank, ClusterNctarank, IsExplicitCluster, ReservedSmem,
   CurrentGraphExec,
+  WarpSz, ///< the WARP_SZ constant (32 on every target, see DESIGN.md)
 };
 std::string_view specialRegName(SpecialReg R);
 
