@@ -199,10 +199,8 @@ bool PtxLexer::skipToEndOfBlock(size_t OpenPos, SourceLoc OpenLoc) {
       LineStart = Pos;
       continue;
     case '{':
-      if (++Depth > MaxNesting) {
-        Error = LexError{OpenLoc, "braces nested deeper than " + std::to_string(MaxNesting)};
-        return false;
-      }
+      // No nesting limit here: a body too deep to parse fails alone, when it is parsed.
+      ++Depth;
       break;
     case '}':
       if (--Depth == 0) {
