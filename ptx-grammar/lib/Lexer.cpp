@@ -388,10 +388,16 @@ std::unique_ptr<Token> PtxLexer::nextToken() {
       ++Pos;
     if (Pos == Start + 1)
       return fail(Start, Loc, "expected a register name after '%'");
-    // Vector component or special register field: %tid.x, %v.w
+    // Vector component or special register field (%tid.x, %v.w), or a video byte/half selector
+    // (%r1.b2, %r1.h0).
     if (Pos + 1 < End && Text[Pos] == '.' && std::strchr("xyzwrgba", Text[Pos + 1]) &&
         !(Pos + 2 < End && isIdentPart(Text[Pos + 2])))
       Pos += 2;
+    else if (Pos + 2 < End && Text[Pos] == '.' &&
+             ((Text[Pos + 1] == 'b' && Text[Pos + 2] >= '0' && Text[Pos + 2] <= '3') ||
+              (Text[Pos + 1] == 'h' && (Text[Pos + 2] == '0' || Text[Pos + 2] == '1'))) &&
+             !(Pos + 3 < End && isIdentPart(Text[Pos + 3])))
+      Pos += 3;
     return make(P::REGISTER, Start, Loc);
   }
   case '@': {

@@ -348,7 +348,8 @@ public:
   struct Linear {
     enum BaseKind : uint8_t { NoBase, RegBase, SymBase, FloatBase } B = NoBase;
     tree::TerminalNode *Node = nullptr;
-    bool Negated = false; ///< `!%p`
+    bool Negated = false; ///< `!%p` or `-%r`
+    size_t NegOp = 0;
     int64_t C = 0;
     uint64_t FBits = 0;
     uint8_t FWidth = 0;
@@ -400,8 +401,9 @@ public:
       Linear V = unary(Items, Pos, At);
       if (Op == P::PLUS)
         return V;
-      if (Op == P::BANG && V.B == Linear::RegBase && V.C == 0) {
-        V.Negated = !V.Negated;
+      if ((Op == P::BANG || Op == P::MINUS) && V.B == Linear::RegBase && V.C == 0 && !V.Negated) {
+        V.Negated = true;
+        V.NegOp = Op;
         return V;
       }
       if (Op == P::MINUS && V.B == Linear::FloatBase) {
@@ -941,9 +943,17 @@ private:
       O.Component = S->Component;
       return O;
     }
-    // `%v.x` on a vector register
     if (size_t Dot = Name.find('.'); Dot != std::string_view::npos) {
+      std::string_view Sel = Name.substr(Dot + 1);
       auto V = Names.find(Name.substr(0, Dot));
+      // Video instruction selectors: %r1.b0 .. .b3, .h0, .h1
+      if (V != Names.end() && V->second.K == Entry::Reg && Sel.size() == 2 &&
+          (Sel[0] == 'b' || Sel[0] == 'h')) {
+        O.K = Operand::Value;
+        O.V = V->second.Index;
+        O.Component = static_cast<uint8_t>(Sel[0] == 'b' ? 1 + (Sel[1] - '0') : 5 + (Sel[1] - '0'));
+        return O;
+      }
       if (V != Names.end() && V->second.K == Entry::Reg && F.Vars[V->second.Index].VecWidth)
         throw BuildError{loc(N), fmt::format("components of vector registers ('{}') are not supported", Name)};
     }
@@ -988,8 +998,11 @@ private:
       if (L.C != 0)
         throw BuildError{loc(At), fmt::format("register offsets are only valid in addresses: '{}'", text(At))};
       if (L.Negated) {
-        if (O.K != Operand::Value || F.Vars[O.V].Ty != Type::Pred)
+        bool Pred = O.K == Operand::Value && F.Vars[O.V].Ty == Type::Pred;
+        if (L.NegOp == P::BANG && !Pred)
           throw BuildError{loc(At), "'!' applies to predicates only"};
+        if (L.NegOp == P::MINUS && (O.K != Operand::Value || Pred))
+          throw BuildError{loc(At), "'-' applies to integer registers only"};
         O.Negated = true;
       }
       return O;

@@ -316,7 +316,11 @@ public:
   void operand(const Operand &O) {
     switch (O.K) {
     case Operand::Value:
-      OS << (O.Negated ? "!" : "") << value(O.V);
+      if (O.Negated)
+        OS << (F->Values[O.V].Ty == Type::Pred ? "!" : "-");
+      OS << value(O.V);
+      if (O.Component)
+        OS << (O.Component <= 4 ? ".b" : ".h") << unsigned(O.Component <= 4 ? O.Component - 1 : O.Component - 5);
       break;
     case Operand::Imm:
       OS << O.Offset;

@@ -110,10 +110,11 @@ struct Operand {
     Sink,    ///< `_`
   };
   Kind K = Imm;
-  bool Negated = false;   ///< `!%p`
+  bool Negated = false;   ///< `!%p` on a predicate, `-%r` on a video instruction operand
   bool AfterPipe = false; ///< separated from the previous operand by '|'
   uint8_t FBits = 0;
-  uint8_t Component = 0;
+  uint8_t Component = 0; ///< Special: .x/.y/.z/.w = 0..3 (or N of %envregN); Value: video selector
+                         ///< .b0-.b3 = 1..4, .h0/.h1 = 5..6, 0 = none
   ValueId V = None;
   SymbolRef Sym;
   SpecialReg SReg = SpecialReg::Tid;
