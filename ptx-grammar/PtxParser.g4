@@ -90,16 +90,22 @@ labeledDirective
 
 instruction : GUARD? OPCODE (operand ((COMMA | PIPE) operand)*)? SEMI ;
 
+// A parenthesised list is tried before an expression so that `(retval0)` is a list; `(1 << 4) + 2`
+// is an expression because of what follows the ')'.
 operand
-  : expr
+  : LPAREN (operand (COMMA operand)*)? RPAREN
+  | expr
   | LBRACE (operand (COMMA operand)*)? RBRACE
-  | LBRACK expr (COMMA operand)* RBRACK
-  | LPAREN (operand (COMMA operand)*)? RPAREN
+  | LBRACK expr (COMMA operand)* RBRACK DOTNAME?
   | UNDERSCORE
   ;
 
 // A flat sequence of atoms, prefix and binary operators; the IR builder applies precedence.
 expr : prefixOp* atom (binaryOp prefixOp* atom)* ;
-atom : REGISTER | INT | FLOAT | IDENT (LPAREN expr (COMMA expr)* RPAREN)? ;
+atom
+  : REGISTER | INT | FLOAT
+  | IDENT (LPAREN expr (COMMA expr)* RPAREN | LBRACK INT RBRACK)?
+  | LPAREN expr RPAREN
+  ;
 prefixOp : MINUS | PLUS | TILDE | BANG ;
 binaryOp : PLUS | MINUS | STAR | SLASH | PERCENT | SHL | SHR | AMP | CARET ;

@@ -87,7 +87,7 @@ constexpr Keyword Keywords[] = {
 constexpr std::string_view TypeWords[] = {
     "pred",  "b8",     "b16",    "b32",        "b64",     "b128",    "u8",   "u16", "u32",
     "u64",   "s8",     "s16",    "s32",        "s64",     "f16",     "f16x2", "bf16", "bf16x2",
-    "f32",   "f64",    "tf32",   "e4m3",       "e5m2",    "e4m3x2",  "e5m2x2", "texref",
+    "f32",   "f64", "f32x2",    "tf32",   "e4m3",       "e5m2",    "e4m3x2",  "e5m2x2", "texref",
     "samplerref", "surfref",
 };
 
@@ -386,18 +386,21 @@ std::unique_ptr<Token> PtxLexer::nextToken() {
     ++Pos;
     while (Pos < End && isIdentPart(Text[Pos]))
       ++Pos;
-    if (Pos == Start + 1)
-      return fail(Start, Loc, "expected a register name after '%'");
+    if (Pos == Start + 1) // not a register: the remainder operator of constant expressions
+      return make(P::PERCENT, Start, Loc);
     // Vector component or special register field (%tid.x, %v.w), or a video byte/half selector
     // (%r1.b2, %r1.h0).
     if (Pos + 1 < End && Text[Pos] == '.' && std::strchr("xyzwrgba", Text[Pos + 1]) &&
         !(Pos + 2 < End && isIdentPart(Text[Pos + 2])))
       Pos += 2;
-    else if (Pos + 2 < End && Text[Pos] == '.' &&
-             ((Text[Pos + 1] == 'b' && Text[Pos + 2] >= '0' && Text[Pos + 2] <= '3') ||
-              (Text[Pos + 1] == 'h' && (Text[Pos + 2] == '0' || Text[Pos + 2] == '1'))) &&
-             !(Pos + 3 < End && isIdentPart(Text[Pos + 3])))
-      Pos += 3;
+    else if (Pos + 2 < End && Text[Pos] == '.' && (Text[Pos + 1] == 'b' || Text[Pos + 1] == 'h') &&
+             isDigit(Text[Pos + 2])) {
+      size_t Q = Pos + 2;
+      while (Q < End && isDigit(Text[Q]))
+        ++Q;
+      if (Q - Pos - 2 <= 4 && !(Q < End && isIdentPart(Text[Q])))
+        Pos = Q;
+    }
     return make(P::REGISTER, Start, Loc);
   }
   case '@': {

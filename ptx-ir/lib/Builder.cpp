@@ -21,11 +21,6 @@ struct BuildError {
   std::string Message;
 };
 
-tree::TerminalNode *asTerminal(tree::ParseTree *T) { return dynamic_cast<tree::TerminalNode *>(T); }
-size_t tokenType(tree::ParseTree *T) {
-  auto *N = asTerminal(T);
-  return N ? N->getSymbol()->getType() : 0;
-}
 
 class Context {
 public:
@@ -350,6 +345,8 @@ public:
     tree::TerminalNode *Node = nullptr;
     bool Negated = false; ///< `!%p` or `-%r`
     size_t NegOp = 0;
+    bool Indexed = false; ///< `sym[Index]`: Index elements past the symbol
+    int64_t Index = 0;
     int64_t C = 0;
     uint64_t FBits = 0;
     uint8_t FWidth = 0;
@@ -420,6 +417,10 @@ public:
     auto *A = Items[Pos++].A;
     Linear V;
     Token *T = grammar::symbolOf(A->children[0]);
+    if (T->getType() == P::LPAREN) {
+      std::vector<Item> Inner;
+      return evalExpr(static_cast<PtxParser::ExprContext *>(A->children[1]), &Inner);
+    }
     switch (T->getType()) {
     case P::INT:
       V.C = parseInt(T);
@@ -436,10 +437,15 @@ public:
       V.Node = static_cast<tree::TerminalNode *>(A->children[0]);
       break;
     default:
-      if (A->children.size() > 1)
-        throw BuildError{loc(A), fmt::format("'{}(...)' is only valid in initializers", text(T))};
       V.B = Linear::SymBase;
       V.Node = static_cast<tree::TerminalNode *>(A->children[0]);
+      if (A->children.size() == 4 && grammar::classify(A->children[1]).Id == P::LBRACK) {
+        // `A[5]`: the address of an array element.
+        V.Index = static_cast<int64_t>(parseUnsigned(grammar::symbolOf(A->children[2])));
+        V.Indexed = true;
+      } else if (A->children.size() > 1) {
+        throw BuildError{loc(A), fmt::format("'{}(...)' is only valid in initializers", text(T))};
+      }
       break;
     }
     return V;
@@ -655,6 +661,9 @@ std::vector<Diagnostic> buildModuleHeader(Module &M, const grammar::ModuleParse 
         M.Functions.push_back(std::move(F));
       } else if (Item->ALIAS()) {
         M.Aliases.emplace_back(B.text(Item->IDENT(0)), B.text(Item->IDENT(1)));
+      } else if (auto *Pr = Item->pragma()) {
+        for (auto *S : Pr->STRING())
+          M.Pragmas.emplace_back(B.text(S).substr(1, B.text(S).size() - 2));
       }
       // .pragma, .file, .loc and .section at module level carry nothing we use.
     } catch (const BuildError &E) {
@@ -694,8 +703,16 @@ public:
       }
       declare(F.Params[K].Name, {Entry::Param, static_cast<uint32_t>(K)}, F.Params[K].Loc);
     }
-    for (size_t K = 0; K < F.Returns.size(); ++K)
-      declare(F.Returns[K].Name, {Entry::Param, static_cast<uint32_t>(F.Params.size() + K)}, F.Returns[K].Loc);
+    for (size_t K = 0; K < F.Returns.size(); ++K) {
+      uint32_t Index = static_cast<uint32_t>(F.Params.size() + K);
+      if (F.Returns[K].Sp == Space::Reg) {
+        addReg(F.Returns[K].Name, F.Returns[K], F.Returns[K].Loc);
+        F.Vars.back().ReturnIndex = static_cast<uint32_t>(K);
+        RegReturns.push_back(static_cast<VarId>(F.Vars.size() - 1));
+        continue;
+      }
+      declare(F.Returns[K].Name, {Entry::Param, Index}, F.Returns[K].Loc);
+    }
     collectLabels(Body->statement());
     statements(Body->statement());
     if (Failed)
@@ -823,7 +840,8 @@ private:
         break;
       case P::RulePragma:
         for (auto *Str : static_cast<PtxParser::PragmaContext *>(S->children[0])->STRING())
-          F.Pragmas.emplace_back(text(Str).substr(1, text(Str).size() - 2));
+          current().Pragmas.emplace_back(static_cast<uint32_t>(current().Insts.size()),
+                                         std::string(text(Str).substr(1, text(Str).size() - 2)));
         break;
       }
       return;
@@ -946,16 +964,36 @@ private:
     if (size_t Dot = Name.find('.'); Dot != std::string_view::npos) {
       std::string_view Sel = Name.substr(Dot + 1);
       auto V = Names.find(Name.substr(0, Dot));
-      // Video instruction selectors: %r1.b0 .. .b3, .h0, .h1
-      if (V != Names.end() && V->second.K == Entry::Reg && Sel.size() == 2 &&
-          (Sel[0] == 'b' || Sel[0] == 'h')) {
-        O.K = Operand::Value;
-        O.V = V->second.Index;
-        O.Component = static_cast<uint8_t>(Sel[0] == 'b' ? 1 + (Sel[1] - '0') : 5 + (Sel[1] - '0'));
-        return O;
+      // Components of vector registers: %v.x .. %v.w (or .r .g .b .a)
+      if (V != Names.end() && V->second.K == Entry::Reg && F.Vars[V->second.Index].VecWidth &&
+          Sel.size() == 1) {
+        size_t C = std::string_view("xyzw").find(Sel[0]);
+        if (C == std::string_view::npos)
+          C = std::string_view("rgba").find(Sel[0]);
+        if (C != std::string_view::npos && C < F.Vars[V->second.Index].VecWidth) {
+          O.K = Operand::Value;
+          O.V = V->second.Index;
+          O.Component = static_cast<uint8_t>(1 + C);
+          return O;
+        }
       }
-      if (V != Names.end() && V->second.K == Entry::Reg && F.Vars[V->second.Index].VecWidth)
-        throw BuildError{loc(N), fmt::format("components of vector registers ('{}') are not supported", Name)};
+      // Video instruction selectors: .b0-.b3 (.b0000-.b7777 for SIMD), .h0/.h1 (.h00-.h11)
+      if (V != Names.end() && V->second.K == Entry::Reg && Sel.size() >= 2 && Sel.size() <= 5 &&
+          (Sel[0] == 'b' || Sel[0] == 'h')) {
+        char Max = Sel[0] == 'b' ? '7' : '3';
+        uint16_t Digits = 0;
+        bool Ok = Sel.size() <= (Sel[0] == 'b' ? 5u : 3u);
+        for (char C : Sel.substr(1)) {
+          Ok &= C >= '0' && C <= Max;
+          Digits = static_cast<uint16_t>(Digits << 3 | ((C - '0') & 7));
+        }
+        if (Ok) {
+          O.K = Operand::Value;
+          O.V = V->second.Index;
+          O.Select = static_cast<uint16_t>((Sel[0] == 'h' ? 0x8000 : 0) | (Sel.size() - 1) << 12 | Digits);
+          return O;
+        }
+      }
     }
     throw BuildError{loc(N), fmt::format("undeclared register '{}'", Name)};
   }
@@ -979,6 +1017,18 @@ private:
     if (ProtoByName.count(Name))
       throw BuildError{loc(N), fmt::format("call prototype '{}' is used before its declaration", Name)};
     throw BuildError{loc(N), fmt::format("undefined symbol '{}'", Name)};
+  }
+
+  uint64_t elementBytes(const SymbolRef &S, ParserRuleContext *At) {
+    const Variable *V = S.K == SymbolRef::Global ? &M.Globals[S.Index]
+                        : S.K == SymbolRef::Local ? &F.Locals[S.Index]
+                                                  : nullptr;
+    if (!V || V->Dims.empty())
+      throw BuildError{loc(At), "only arrays can be indexed"};
+    uint64_t N = std::max(1u, typeBits(V->Ty) / 8) * std::max<uint64_t>(1, V->VecWidth);
+    for (size_t K = 1; K < V->Dims.size(); ++K)
+      N *= V->Dims[K];
+    return N;
   }
 
   Operand fromLinear(const Linear &L, ParserRuleContext *At) {
@@ -1024,7 +1074,7 @@ private:
       }
       O.K = Operand::Symbol;
       O.Sym = symbol(L.Node);
-      O.Offset = L.C;
+      O.Offset = L.C + (L.Indexed ? L.Index * static_cast<int64_t>(elementBytes(O.Sym, At)) : 0);
       return O;
     }
     return O;
@@ -1068,7 +1118,15 @@ private:
       throw BuildError{loc(C), "invalid address"};
     }
     O.Offset = L.C;
-    for (size_t K = 3; K + 1 < C->children.size(); K += 2)
+    size_t End = C->children.size();
+    if (grammar::classify(C->children.back()).Id == P::DOTNAME) {
+      auto *Suffix = static_cast<tree::TerminalNode *>(C->children.back());
+      if (text(Suffix) != ".unified")
+        throw BuildError{loc(Suffix), fmt::format("unknown address qualifier '{}'", text(Suffix))};
+      O.Unified = true;
+      --End;
+    }
+    for (size_t K = 3; K + 1 < End; K += 2)
       O.Elements.push_back(operand(static_cast<PtxParser::OperandContext *>(C->children[K])));
     return O;
   }
@@ -1096,6 +1154,7 @@ private:
         I.Op = D.Op;
         I.Mods = std::move(D.Mods);
         I.Types = std::move(D.Types);
+        I.TypeSlots = D.TypeSlots;
       }
       AfterPipe = K.Id == P::PIPE;
     }
@@ -1116,7 +1175,22 @@ private:
       if (F.Vars[I.Guard].Ty != Type::Pred)
         throw BuildError{loc(GuardTok), fmt::format("guard '{}' is not a predicate", GT)};
     }
+    mergeOrExpressions(I);
     countDefs(I);
+    if (auto Problem = validateInstruction(I, F))
+      throw BuildError{I.Loc, *Problem};
+    if (I.Op == Opcode::Ret && !RegReturns.empty()) {
+      // A `ret` returns the current values of `.reg` return parameters: make that use explicit.
+      Operand L;
+      L.K = Operand::List;
+      for (VarId V : RegReturns) {
+        Operand R;
+        R.K = Operand::Value;
+        R.V = V;
+        L.Elements.push_back(R);
+      }
+      I.Operands.push_back(std::move(L));
+    }
     bool Terminates = false;
     if (I.Op == Opcode::Bra || I.Op == Opcode::Brx || I.Op == Opcode::Ret || I.Op == Opcode::Exit) {
       Terminates = true;
@@ -1127,6 +1201,21 @@ private:
     current().Insts.push_back(std::move(I));
     if (Terminates)
       startBlock({});
+  }
+
+  /// Right after the first operand '|' separates a second destination (`setp.lt.s32 %p|%q`,
+  /// `shfl.sync ... %r|%p`); anywhere later it is the bitwise or of a constant expression.
+  void mergeOrExpressions(Instruction &I) {
+    for (size_t K = 1; K < I.Operands.size(); ++K) {
+      if (!I.Operands[K].AfterPipe || K == 1)
+        continue;
+      Operand &A = I.Operands[K - 1], &B = I.Operands[K];
+      if (A.K != Operand::Imm || B.K != Operand::Imm)
+        throw BuildError{I.Loc, "'|' after the second operand may only join constants"};
+      A.Offset |= B.Offset;
+      I.Operands.erase(I.Operands.begin() + K);
+      --K;
+    }
   }
 
   void countDefs(Instruction &I) {
@@ -1141,6 +1230,12 @@ private:
           return false;
       return true;
     };
+    if (I.Op == Opcode::Call) {
+      // `call (ret...), f, (args...)`: registers in the return list are written.
+      if (!I.Operands.empty() && I.Operands[0].K == Operand::List)
+        I.NumDefs = 1;
+      return;
+    }
     bool Writes = false;
     switch (Info.Dests) {
     case DestKind::D0:
@@ -1254,6 +1349,7 @@ private:
   std::vector<size_t> ScopeMarks;
   unsigned ScopeDepth = 0;
   std::map<std::pair<uint8_t, uint32_t>, unsigned> DeclDepth;
+  std::vector<VarId> RegReturns; ///< `.reg` return parameters: read by every `ret`
   llvm::StringMap<uint32_t> LabelIds;
   llvm::StringMap<uint32_t> ProtoByName;
   std::vector<std::string> LabelNames;

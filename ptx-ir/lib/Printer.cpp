@@ -1,6 +1,12 @@
 #include "ptx2amd/ptx-ir/Printer.h"
 
+#include "Tables.h"
+
 #include <fmt/format.h>
+#include <llvm/ADT/StringSet.h>
+
+#include <algorithm>
+#include <array>
 
 namespace ptx2amd::ir {
 namespace {
@@ -16,6 +22,8 @@ public:
     for (size_t K = 0; K < M.Target.size(); ++K)
       OS << (K ? ", " : "") << M.Target[K];
     OS << fmt::format("\n.address_size {}\n", M.AddressSize);
+    for (const std::string &P : M.Pragmas)
+      OS << ".pragma \"" << P << "\";\n";
     for (const Variable &G : M.Globals) {
       OS << "\n";
       variable(G, false);
@@ -29,7 +37,17 @@ public:
           header(*F);
           OS << ";\n";
         }
-    for (const auto &F : M.Functions) {
+    // In PTX mode definitions follow their source order (the forward declarations above already
+    // fixed the order of Module::Functions when this output is read again).
+    std::vector<const Function *> Order;
+    for (const auto &F : M.Functions)
+      if (Mode == PrintMode::SSA || F->IsKernel || F->isDefinition())
+        Order.push_back(F.get());
+    if (Mode == PrintMode::PTX)
+      std::stable_sort(Order.begin(), Order.end(), [](const Function *A, const Function *B) {
+        return A->Body.offset < B->Body.offset;
+      });
+    for (const Function *F : Order) {
       OS << "\n";
       function(*F);
     }
@@ -63,7 +81,7 @@ public:
     uniqueNames();
     if (Mode == PrintMode::PTX) {
       for (size_t K = 0; K < F.Vars.size(); ++K)
-        if (F.Vars[K].ParamIndex == None)
+        if (F.Vars[K].ParamIndex == None && F.Vars[K].ReturnIndex == None)
           OS << fmt::format("  .reg {}.{} {};\n",
                             F.Vars[K].VecWidth ? fmt::format(".v{} ", F.Vars[K].VecWidth) : "",
                             typeName(F.Vars[K].Ty), VarNames[K]);
@@ -127,6 +145,8 @@ public:
       OS << "\n.explicitcluster";
     if (F.NoReturn)
       OS << "\n.noreturn";
+    for (const std::string &P : F.Pragmas)
+      OS << "\n.pragma \"" << P << "\";";
   }
 
   void paramList(const std::vector<Variable> &Ps) {
@@ -144,6 +164,11 @@ public:
     OS << "." << spaceName(V.Sp);
     if (V.Managed || V.Unified)
       OS << " .attribute(" << (V.Managed ? ".managed" : ".unified") << ")";
+    if (V.Align)
+      OS << " .align " << V.Align;
+    if (V.VecWidth)
+      OS << " .v" << unsigned(V.VecWidth);
+    OS << " ." << typeName(V.Ty);
     if (V.IsPtr) {
       OS << " .ptr";
       if (V.PtrSpace != Space::Generic)
@@ -151,11 +176,7 @@ public:
       if (V.PtrAlign)
         OS << " .align " << V.PtrAlign;
     }
-    if (V.Align)
-      OS << " .align " << V.Align;
-    if (V.VecWidth)
-      OS << " .v" << unsigned(V.VecWidth);
-    OS << " ." << typeName(V.Ty) << " " << V.Name;
+    OS << " " << V.Name;
     for (uint64_t D : V.Dims) {
       OS << "[";
       if (D)
@@ -164,12 +185,12 @@ public:
     }
     if (V.Init.K != Initializer::None) {
       OS << " = ";
-      initializer(V.Init);
+      initializer(V.Init, V.Ty);
     }
     (void)IsParam;
   }
 
-  void initializer(const Initializer &I) {
+  void initializer(const Initializer &I, Type Elem) {
     switch (I.K) {
     case Initializer::None:
       break;
@@ -179,7 +200,14 @@ public:
         uint64_t V = 0;
         for (unsigned B = 0; B < I.ElemBytes && B < 8; ++B)
           V |= uint64_t(I.Bytes[K + B]) << (8 * B);
-        OS << (K ? ", " : "") << V;
+        OS << (K ? ", " : "");
+        // Floats print as their bits; a decimal integer there would mean a value.
+        if (typeClass(Elem) == 'F' && I.ElemBytes == 4)
+          OS << fmt::format("0f{:08X}", uint32_t(V));
+        else if (typeClass(Elem) == 'F' && I.ElemBytes == 8)
+          OS << fmt::format("0d{:016X}", V);
+        else
+          OS << V;
       }
       OS << "}";
       break;
@@ -203,7 +231,7 @@ public:
       OS << "{";
       for (size_t K = 0; K < I.Elements.size(); ++K) {
         OS << (K ? ", " : "");
-        initializer(I.Elements[K]);
+        initializer(I.Elements[K], Elem);
       }
       OS << "}";
       break;
@@ -216,10 +244,20 @@ public:
   /// Registers and locals declared in nested scopes may share a name; printed flat, each gets a
   /// unique one.
   void uniqueNames() {
-    llvm::StringMap<unsigned> Seen;
+    llvm::StringSet<> Seen;
+    for (const Var &V : F->Vars)
+      Seen.insert(V.Name);
+    for (const Variable &L : F->Locals)
+      Seen.insert(L.Name);
+    llvm::StringSet<> Used;
     auto Unique = [&](const std::string &N) {
-      unsigned &C = Seen[N];
-      return C++ ? fmt::format("{}_{}", N, C - 1) : N;
+      if (Used.insert(N).second)
+        return N;
+      for (unsigned K = 1;; ++K) {
+        std::string Candidate = fmt::format("{}_{}", N, K);
+        if (!Seen.count(Candidate) && Used.insert(Candidate).second)
+          return Candidate;
+      }
     };
     VarNames.clear();
     LocalNames.clear();
@@ -267,8 +305,13 @@ public:
           OS << (K ? ", [" : " [") << value(P.Incoming[K]) << ", " << blockName(Bk.Preds[K]) << "]";
         OS << ";\n";
       }
-    for (const Instruction &I : Bk.Insts)
-      instruction(I);
+    size_t NextPragma = 0;
+    for (uint32_t K = 0; K <= Bk.Insts.size(); ++K) {
+      for (; NextPragma < Bk.Pragmas.size() && Bk.Pragmas[NextPragma].first == K; ++NextPragma)
+        OS << "  .pragma \"" << Bk.Pragmas[NextPragma].second << "\";\n";
+      if (K < Bk.Insts.size())
+        instruction(Bk.Insts[K]);
+    }
   }
 
   void instruction(const Instruction &I) {
@@ -276,7 +319,9 @@ public:
     if (I.Guard != None)
       OS << "@" << (I.GuardNegated ? "!" : "") << value(I.Guard) << " ";
     OS << instructionName(I);
-    for (size_t K = 0; K < I.Operands.size(); ++K) {
+    // The implicit use of `.reg` return values on `ret` is not PTX syntax.
+    size_t Shown = I.Op == Opcode::Ret && Mode == PrintMode::PTX ? 0 : I.Operands.size();
+    for (size_t K = 0; K < Shown; ++K) {
       const Operand &O = I.Operands[K];
       OS << (K == 0 ? " " : O.AfterPipe ? "|" : ", ");
       operand(O);
@@ -320,7 +365,13 @@ public:
         OS << (F->Values[O.V].Ty == Type::Pred ? "!" : "-");
       OS << value(O.V);
       if (O.Component)
-        OS << (O.Component <= 4 ? ".b" : ".h") << unsigned(O.Component <= 4 ? O.Component - 1 : O.Component - 5);
+        OS << "." << "xyzw"[(O.Component - 1) & 3];
+      if (O.Select) {
+        OS << ((O.Select & 0x8000) ? ".h" : ".b");
+        unsigned N = (O.Select >> 12) & 7;
+        for (unsigned K = N; K-- > 0;)
+          OS << ((O.Select >> (3 * K)) & 7);
+      }
       break;
     case Operand::Imm:
       OS << O.Offset;
@@ -348,7 +399,7 @@ public:
         OS << ", ";
         operand(E);
       }
-      OS << "]";
+      OS << (O.Unified ? "].unified" : "]");
       break;
     case Operand::Vector:
     case Operand::List:
@@ -364,11 +415,15 @@ public:
         OS << "WARP_SZ";
         break;
       }
+      if (O.SReg == SpecialReg::Pm64) {
+        OS << "%pm" << unsigned(O.Component) << "_64";
+        break;
+      }
       OS << "%" << specialRegName(O.SReg);
       if (O.SReg == SpecialReg::Envreg || O.SReg == SpecialReg::Pm)
         OS << unsigned(O.Component);
-      else if (O.SReg == SpecialReg::Pm64)
-        OS << unsigned(O.Component) << "_64";
+      else if (O.SReg == SpecialReg::ReservedSmem)
+        OS << "_" << ReservedSmemNames[O.Component % 5];
       else if (O.SReg == SpecialReg::Tid || O.SReg == SpecialReg::Ntid || O.SReg == SpecialReg::Ctaid ||
                O.SReg == SpecialReg::Nctaid || O.SReg == SpecialReg::ClusterId ||
                O.SReg == SpecialReg::Nclusterid || O.SReg == SpecialReg::ClusterCtaid ||
@@ -392,11 +447,14 @@ public:
 
 std::string instructionName(const Instruction &I) {
   std::string S(opcodeName(I.Op));
-  for (const Modifier &Mo : I.Mods)
-    S += "." + modifierSpelling(Mo);
-  for (Type T : I.Types) {
+  size_t M = 0, T = 0;
+  for (unsigned Slot = 0; M < I.Mods.size() || T < I.Types.size(); ++Slot) {
     S += ".";
-    S += typeName(T);
+    bool IsType = Slot < 32 ? (I.TypeSlots >> Slot & 1) : M >= I.Mods.size();
+    if ((IsType && T < I.Types.size()) || M >= I.Mods.size())
+      S += typeName(I.Types[T++]);
+    else
+      S += modifierSpelling(I.Mods[M++]);
   }
   return S;
 }

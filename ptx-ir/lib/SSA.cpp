@@ -154,6 +154,15 @@ private:
       defOperand(B, K, E, I, NeedPrior);
   }
 
+  static bool writesElement(const Operand &O) {
+    if (O.K == Operand::Value && O.Component != 0)
+      return true;
+    for (const Operand &E : O.Elements)
+      if (writesElement(E))
+        return true;
+    return false;
+  }
+
   void rename(uint32_t B, uint32_t K) {
     Instruction &I = F.Blocks[B].Insts[K];
     for (uint32_t J = I.NumDefs; J < I.Operands.size(); ++J)
@@ -162,7 +171,10 @@ private:
       I.Guard = read(B, I.Guard);
     // A guarded write keeps the old value when the guard is false; wgmma accumulates into its
     // destination. Both read the register before writing it.
+    // Writing one element of a vector register keeps the others.
     bool NeedPrior = I.Guard != None || I.Op == Opcode::Wgmma;
+    for (uint32_t J = 0; J < I.NumDefs; ++J)
+      NeedPrior |= writesElement(I.Operands[J]);
     for (uint32_t J = 0; J < I.NumDefs; ++J)
       defOperand(B, K, I.Operands[J], I, NeedPrior);
   }

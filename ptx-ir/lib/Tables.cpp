@@ -185,6 +185,7 @@ constexpr SpecialRow SpecialRows[] = {
     {"lanemask_ge", SpecialReg::LanemaskGe, false},
     {"lanemask_gt", SpecialReg::LanemaskGt, false},
     {"clock", SpecialReg::Clock, false},
+    {"clock_hi", SpecialReg::ClockHi, false},
     {"clock64", SpecialReg::Clock64, false},
     {"globaltimer", SpecialReg::Globaltimer, false},
     {"globaltimer_lo", SpecialReg::GlobaltimerLo, false},
@@ -202,7 +203,6 @@ constexpr SpecialRow SpecialRows[] = {
     {"cluster_ctarank", SpecialReg::ClusterCtarank, false},
     {"cluster_nctarank", SpecialReg::ClusterNctarank, false},
     {"is_explicit_cluster", SpecialReg::IsExplicitCluster, false},
-    {"reserved_smem_offset", SpecialReg::ReservedSmem, false},
     {"current_graph_exec", SpecialReg::CurrentGraphExec, false},
 };
 } // namespace
@@ -210,11 +210,15 @@ constexpr SpecialRow SpecialRows[] = {
 std::string_view specialRegName(SpecialReg R) {
   if (R == SpecialReg::WarpSz)
     return "WARP_SZ";
+  if (R == SpecialReg::ReservedSmem)
+    return "reserved_smem_offset";
   for (const SpecialRow &S : SpecialRows)
     if (S.Reg == R)
       return S.Name;
   return "?";
 }
+
+const std::string_view ReservedSmemNames[5] = {"begin", "end", "cap", "0", "1"};
 
 std::optional<SpecialOperand> parseSpecialRegister(std::string_view Name) {
   // Name without '%'. Numbered forms: %envreg<N>, %pm<N>, %pm<N>_64, %reserved_smem_offset_<...>.
@@ -263,7 +267,9 @@ std::optional<SpecialOperand> parseSpecialRegister(std::string_view Name) {
   if (auto S = Numbered("pm", SpecialReg::Pm, 8))
     return S;
   if (Base.rfind("reserved_smem_offset_", 0) == 0 && Comp.empty())
-    return SpecialOperand{SpecialReg::ReservedSmem, 0, true};
+    for (uint8_t K = 0; K < 5; ++K)
+      if (Base.substr(21) == ReservedSmemNames[K])
+        return SpecialOperand{SpecialReg::ReservedSmem, K, true};
   return std::nullopt;
 }
 
@@ -276,12 +282,15 @@ std::optional<std::string> decodeOpcode(std::string_view Text, DecodedOpcode &Ou
   Out.Op = static_cast<Opcode>(It->second);
   const OpcodeInfo &Info = opcodeInfo(Out.Op);
   bool Loose = Info.ModGroups == ~0ull;
-  while (Dot != std::string_view::npos) {
+  for (unsigned Slot = 0; Dot != std::string_view::npos; ++Slot) {
     size_t Next = Text.find('.', Dot + 1);
     std::string_view W = Text.substr(Dot + 1, Next == std::string_view::npos ? Next : Next - Dot - 1);
     Dot = Next;
+    if (Slot >= 32)
+      return fmt::format("too many modifiers on '{}'", Info.Name);
     if (auto T = typeMap().find(W); T != typeMap().end()) {
       Out.Types.push_back(static_cast<Type>(T->second));
+      Out.TypeSlots |= 1u << Slot;
       continue;
     }
     if (auto M = modMap().find(W); M != modMap().end()) {

@@ -142,7 +142,7 @@ private:
     if (O.K == Operand::Address && O.Sym.K != SymbolRef::Unresolved)
       checkSymbol(O.Sym, I.Loc);
     for (const Operand &E : O.Elements)
-      operand(E, IsDef && O.K == Operand::Vector, B, K, I, DefCount);
+      operand(E, IsDef && (O.K == Operand::Vector || O.K == Operand::List), B, K, I, DefCount);
   }
 
   void checkSymbol(const SymbolRef &S, SourceLoc L) {

@@ -140,15 +140,14 @@ void printTable(const fb::Fatbin &F) {
   if (F.entries().empty())
     return;
   fmt::print("{:>9} {:>5} {:<7} {:<8} {:>7} {:>10} {:>12} {:<11} {:<10} {:<16} {}\n", "container",
-             "index", "kind", "arch", "version", "stored", "decompressed", "compression",
-             "flags", "section", "identifier");
+             "index", "kind", "arch", "version", "stored", "decompressed", "compression", "flags",
+             "section", "identifier");
   for (const fb::Entry &E : F.entries()) {
     const fb::Container &C = F.containers()[E.Container];
-    fmt::print("{:>9} {:>5} {:<7} {:<8} {:>7} {:>10} {:>12} {:<11} {:<10} {:<16} {}\n",
-               E.Container, E.Index, toString(E.Kind).str(), E.archName(), versionOf(E),
-               E.storedSize(), E.decompressedSize(), compressionOf(E),
-               fmt::format("{:#x}", E.Flags), C.Section.empty() ? "-" : C.Section,
-               printable(E.Identifier));
+    fmt::print("{:>9} {:>5} {:<7} {:<8} {:>7} {:>10} {:>12} {:<11} {:<10} {:<16} {}\n", E.Container,
+               E.Index, toString(E.Kind).str(), E.archName(), versionOf(E), E.storedSize(),
+               E.decompressedSize(), compressionOf(E), fmt::format("{:#x}", E.Flags),
+               C.Section.empty() ? "-" : C.Section, printable(E.Identifier));
   }
 }
 
@@ -285,8 +284,8 @@ int runExtract(llvm::ArrayRef<std::string> Args) {
       continue;
     }
     llvm::SmallString<256> Out(OutDir);
-    llvm::sys::path::append(Out, fmt::format("{}.c{}.e{}.{}{}", Stem, E.Container, E.Index,
-                                             E.archName(), Ext));
+    llvm::sys::path::append(
+        Out, fmt::format("{}.c{}.e{}.{}{}", Stem, E.Container, E.Index, E.archName(), Ext));
     std::error_code EC;
     llvm::raw_fd_ostream OS(Out, EC, llvm::sys::fs::OF_None);
     if (!EC) {

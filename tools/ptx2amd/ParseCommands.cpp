@@ -69,6 +69,11 @@ int runParse(llvm::ArrayRef<std::string> Args) {
     if (A == "-h" || A == "--help") {
       std::fputs(ParseHelp, stdout);
       return 0;
+    } else if (A.rfind("-j", 0) == 0 && A.size() > 2) {
+      if (!parseUnsigned(A.substr(2), Opts.Threads)) {
+        printError(fmt::format("'{}' needs a number", A));
+        return 2;
+      }
     } else if (A == "-j" || A == "--threads") {
       if (K + 1 >= Args.size() || !parseUnsigned(Args[K + 1], Opts.Threads)) {
         printError(fmt::format("'{}' needs a number", A));

@@ -78,7 +78,7 @@ std::string_view linkageName(Linkage L);
 
 enum class SpecialReg : uint8_t {
   Tid, Ntid, Ctaid, Nctaid, Laneid, Warpid, Nwarpid, Smid, Nsmid, Gridid, LanemaskEq, LanemaskLe,
-  LanemaskLt, LanemaskGe, LanemaskGt, Clock, Clock64, Globaltimer, GlobaltimerLo, GlobaltimerHi,
+  LanemaskLt, LanemaskGe, LanemaskGt, Clock, ClockHi, Clock64, Globaltimer, GlobaltimerLo, GlobaltimerHi,
   DynamicSmemSize, TotalSmemSize, AggrSmemSize, Envreg, Pm, Pm64, ClusterId, Nclusterid,
   ClusterCtaid, ClusterNctaid, ClusterCtarank, ClusterNctarank, IsExplicitCluster, ReservedSmem,
   CurrentGraphExec,
@@ -113,8 +113,12 @@ struct Operand {
   bool Negated = false;   ///< `!%p` on a predicate, `-%r` on a video instruction operand
   bool AfterPipe = false; ///< separated from the previous operand by '|'
   uint8_t FBits = 0;
-  uint8_t Component = 0; ///< Special: .x/.y/.z/.w = 0..3 (or N of %envregN); Value: video selector
-                         ///< .b0-.b3 = 1..4, .h0/.h1 = 5..6, 0 = none
+  uint8_t Component = 0; ///< Special: .x/.y/.z/.w = 0..3 (or N of %envregN); Value: 0 = whole
+                         ///< register, 1..4 = element .x/.y/.z/.w of a vector register
+  /// Value: video byte/half selector (`%r1.b0`, `.h10`, `.b3210`): 0 = none, else bit 15 set for
+  /// halves, bits 12-14 the digit count, bits 0-11 the digits (3 bits each, first digit highest).
+  uint16_t Select = 0;
+  bool Unified = false;  ///< Address: `[a].unified`
   ValueId V = None;
   SymbolRef Sym;
   SpecialReg SReg = SpecialReg::Tid;
@@ -129,6 +133,9 @@ struct Instruction {
   Opcode Op = Opcode::Unknown;
   llvm::SmallVector<Modifier, 4> Mods;
   llvm::SmallVector<Type, 2> Types;
+  /// Bit K set: the K-th dotted suffix in the source was a type (the others were modifiers), so
+  /// the instruction prints with PTX's own order (`prmt.b32.f4e`, `suld.b.2d.b32.clamp`).
+  uint32_t TypeSlots = 0;
   ValueId Guard = None;
   bool GuardNegated = false;
   uint8_t NumDefs = 0; ///< the first NumDefs operands are written (vectors and '|' pairs included)
@@ -155,6 +162,8 @@ struct Phi {
 
 struct Block {
   std::string Label; ///< empty for blocks that start after a branch without a label
+  /// `.pragma` strings in the body, with the index of the instruction they precede.
+  std::vector<std::pair<uint32_t, std::string>> Pragmas;
   std::vector<Phi> Phis;
   std::vector<Instruction> Insts;
   llvm::SmallVector<uint32_t, 2> Succs, Preds;
@@ -166,7 +175,8 @@ struct Var {
   std::string Name;
   Type Ty = Type::B32;
   uint8_t VecWidth = 0;
-  uint32_t ParamIndex = None; ///< a `.reg` parameter of the function: defined at entry
+  uint32_t ParamIndex = None;  ///< a `.reg` parameter of the function: defined at entry
+  uint32_t ReturnIndex = None; ///< a `.reg` return value of the function: read by `ret`
 };
 
 struct ValueInfo {
@@ -243,7 +253,7 @@ struct Function {
   llvm::SmallVector<uint32_t, 3> MaxNTid, ReqNTid, ReqNCtaPerCluster;
   uint32_t MinNCtaPerSm = 0, MaxNCtaPerSm = 0, MaxNReg = 0, MaxClusterRank = 0;
   bool NoReturn = false, ExplicitCluster = false;
-  std::vector<std::string> Pragmas;
+  std::vector<std::string> Pragmas; ///< `.pragma` in the function header
 
   State St = State::Declared;
   TextRange Body; ///< the `{...}` range in the module source
@@ -270,6 +280,7 @@ struct Module {
   std::vector<Variable> Globals;
   std::vector<std::unique_ptr<Function>> Functions;
   std::vector<std::pair<std::string, std::string>> Aliases;
+  std::vector<std::string> Pragmas; ///< module-level `.pragma` strings
   llvm::StringMap<SymbolRef> Symbols;
   std::vector<Diagnostic> Diags; ///< module-level diagnostics (warnings; errors fail the read)
 
