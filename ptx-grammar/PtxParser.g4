@@ -33,7 +33,7 @@ moduleItem
   ;
 
 functionDecl
-  : LINKAGE* (ENTRY | FUNC) (LPAREN paramList? RPAREN)? IDENT (LPAREN paramList? RPAREN)?
+  : LINKAGE* (ENTRY | FUNC) attribute? (LPAREN paramList? RPAREN)? IDENT (LPAREN paramList? RPAREN)?
     functionAttribute* (BODY | SEMI)
   ;
 
@@ -46,12 +46,16 @@ variableDecl : LINKAGE* SPACE declQualifier* declarator (COMMA declarator)* ;
 
 declQualifier
   : ALIGN INT
-  | ATTRIBUTE LPAREN DOTNAME (COMMA DOTNAME)* RPAREN
+  | attribute
   | VEC
   | TYPE
   | PTR
   | SPACE
   ;
+
+// `.attribute(.managed)`, `.attribute(.unified(uuid1, uuid2))`
+attribute : ATTRIBUTE LPAREN attributeItem (COMMA attributeItem)* RPAREN ;
+attributeItem : DOTNAME (LPAREN INT COMMA INT RPAREN)? ;
 
 declarator
   : (IDENT | REGISTER | UNDERSCORE) (LT INT GT)? arrayDim* (EQUALS initializer)?
@@ -103,7 +107,8 @@ operand
 // A flat sequence of atoms, prefix and binary operators; the IR builder applies precedence.
 expr : prefixOp* atom (binaryOp prefixOp* atom)* ;
 atom
-  : REGISTER | INT | FLOAT
+  : REGISTER | FLOAT
+  | INT (LPAREN expr RPAREN)?   // `0xFF00(sym)`: a byte of an address, in initializers
   | IDENT (LPAREN expr (COMMA expr)* RPAREN | LBRACK INT RBRACK)?
   | LPAREN expr RPAREN
   ;

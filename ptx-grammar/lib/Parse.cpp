@@ -29,11 +29,13 @@ class FirstErrorListener : public BaseErrorListener {
 public:
   explicit FirstErrorListener(std::optional<SyntaxError> &Out, const PtxLexer &Lexer)
       : Out(Out), Lexer(Lexer) {}
-  void syntaxError(Recognizer *, Token *Offending, size_t Line, size_t Col, const std::string &Msg,
+  void syntaxError(Recognizer *R, Token *Offending, size_t Line, size_t Col, const std::string &Msg,
                    std::exception_ptr) override {
     if (!Out) {
       if (Lexer.error())
         Out = SyntaxError{Lexer.error()->Loc, Lexer.error()->Message};
+      else if (auto Missing = missingSemicolon(static_cast<Parser *>(R), Offending))
+        Out = std::move(Missing);
       else
         Out = SyntaxError{{static_cast<uint32_t>(Line), static_cast<uint32_t>(Col + 1)},
                           describe(Offending, Msg)};
@@ -42,6 +44,20 @@ public:
   }
 
 private:
+  /// A statement that runs into the next line without its ';' is reported where the ';' belongs.
+  static std::optional<SyntaxError> missingSemicolon(Parser *P, Token *Offending) {
+    if (!P || !Offending)
+      return std::nullopt;
+    Token *Prev = P->getTokenStream()->LT(-1);
+    if (!Prev || Prev->getLine() >= Offending->getLine() ||
+        !P->getExpectedTokens().contains(static_cast<size_t>(PtxParser::SEMI)))
+      return std::nullopt;
+    size_t Width = Prev->getStopIndex() + 1 - Prev->getStartIndex();
+    return SyntaxError{{static_cast<uint32_t>(Prev->getLine()),
+                        static_cast<uint32_t>(Prev->getCharPositionInLine() + Width + 1)},
+                       "expected ';' at the end of the statement"};
+  }
+
   static std::string describe(Token *T, const std::string &Msg) {
     if (!T)
       return Msg;

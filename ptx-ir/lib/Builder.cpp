@@ -105,16 +105,8 @@ public:
         if (A == 0 || (A & (A - 1)) || A > (1u << 20))
           throw BuildError{loc(Q), fmt::format("alignment {} is not a power of two", A)};
         (V.IsPtr ? V.PtrAlign : V.Align) = static_cast<uint32_t>(A);
-      } else if (Q->ATTRIBUTE()) {
-        for (auto *N : Q->DOTNAME()) {
-          std::string_view A = text(N);
-          if (A == ".managed")
-            V.Managed = true;
-          else if (A == ".unified")
-            V.Unified = true;
-          else
-            throw BuildError{loc(N), fmt::format("unknown attribute '{}'", A)};
-        }
+      } else if (auto *Attr = Q->attribute()) {
+        attribute(Attr, V.Managed, V.Unified, V.UnifiedId, true);
       } else if (Q->VEC()) {
         V.VecWidth = static_cast<uint8_t>(text(Q->VEC()).back() == '2' ? 2 : text(Q->VEC()).back() == '4' ? 4 : 8);
       } else if (Q->TYPE()) {
@@ -138,6 +130,24 @@ public:
     }
     if (!SawType)
       throw BuildError{loc(Decl), "declaration without a type"};
+  }
+
+  void attribute(PtxParser::AttributeContext *A, bool &Managed, bool &Unified, uint64_t (&Id)[2],
+                 bool ManagedAllowed) {
+    for (auto *Item : A->attributeItem()) {
+      std::string_view N = text(Item->DOTNAME());
+      if (N == ".managed" && ManagedAllowed && Item->INT().empty()) {
+        Managed = true;
+      } else if (N == ".unified") {
+        if (Item->INT().size() != 2)
+          throw BuildError{loc(Item), "'.unified' takes two identifiers: .unified(uuid1, uuid2)"};
+        Unified = true;
+        Id[0] = parseUnsigned(Item->INT(0)->getSymbol());
+        Id[1] = parseUnsigned(Item->INT(1)->getSymbol());
+      } else {
+        throw BuildError{loc(Item), fmt::format("unknown attribute '{}'", N)};
+      }
+    }
   }
 
   Space spaceOf(tree::TerminalNode *N) {
@@ -288,6 +298,22 @@ public:
         throw BuildError{loc(Pfx), "unsupported operator in initializer"};
     }
     auto *A = E->atom(0);
+    if (A->INT() && A->LPAREN()) {
+      // `0xFF00(sym)`, `0xFF(sym+4)`, `0xFF(generic(sym)+4)`
+      if (Neg || E->atom().size() != 1)
+        throw BuildError{loc(A), "unsupported expression around a byte-mask initializer"};
+      Out = exprInitializer(A->expr(0));
+      if (Out.K != Initializer::Symbol)
+        throw BuildError{loc(A), "a byte-mask initializer takes a symbol address"};
+      Out.Mask = static_cast<uint64_t>(parseInt(A->INT()->getSymbol())); // all 64 bits
+      uint64_t M = Out.Mask;
+      unsigned Shift = 0;
+      while (M && !(M & 0xFF))
+        M >>= 8, Shift += 8;
+      if (M != 0xFF || Shift > 56)
+        throw BuildError{loc(A), fmt::format("byte mask 0x{:X} must select one byte", Out.Mask)};
+      return Out;
+    }
     if (A->INT() && E->atom().size() == 1) {
       Out.K = Initializer::Int;
       Out.Value = parseInt(A->INT()->getSymbol());
@@ -306,7 +332,7 @@ public:
       Out.K = Initializer::Symbol;
       if (A->LPAREN()) {
         Out.Wrapper = std::string(text(A->IDENT()));
-        if (Out.Wrapper != "generic" && Out.Wrapper != "mask")
+        if (Out.Wrapper != "generic")
           throw BuildError{loc(A), fmt::format("unknown initializer operator '{}'", Out.Wrapper)};
         auto *Inner = A->expr(0);
         if (Inner->atom().size() != 1 || !Inner->atom(0)->IDENT())
@@ -423,6 +449,8 @@ public:
     }
     switch (T->getType()) {
     case P::INT:
+      if (A->children.size() > 1)
+        throw BuildError{loc(A), "byte-mask address expressions are only valid in initializers"};
       V.C = parseInt(T);
       break;
     case P::FLOAT: {
@@ -547,8 +575,12 @@ public:
     } else if (N == ".explicitcluster") {
       Need(0, 0);
       F.ExplicitCluster = true;
-    } else if (N == ".abi_preserve" || N == ".abi_preserve_control" || N == ".blocksareclusters") {
-      // ABI hints with no effect on translation.
+    } else if (N == ".abi_preserve" || N == ".abi_preserve_control") {
+      Need(1, 1);
+      (N == ".abi_preserve" ? F.AbiPreserve : F.AbiPreserveControl) = Args[0];
+    } else if (N == ".blocksareclusters") {
+      Need(0, 0);
+      F.BlocksAreClusters = true;
     } else {
       throw BuildError{loc(A), fmt::format("unknown function directive '{}'", N)};
     }
@@ -568,6 +600,8 @@ std::vector<Diagnostic> buildModuleHeader(Module &M, const grammar::ModuleParse 
     D.File = M.Source->name();
     D.Loc = L;
     D.Message = std::move(Msg);
+    if (L.line > 1 || L.column > 1)
+      D.Text = sourceLine(M.Source->text(), L.line);
     Diags.push_back(std::move(D));
   };
   bool SawVersion = false, SawTarget = false;
@@ -625,6 +659,10 @@ std::vector<Diagnostic> buildModuleHeader(Module &M, const grammar::ModuleParse 
         for (auto *L : FD->LINKAGE())
           F->Link = DeclBuilder::linkageOf(B.text(L));
         F->IsKernel = FD->ENTRY() != nullptr;
+        if (auto *Attr = FD->attribute()) {
+          bool Managed = false;
+          B.attribute(Attr, Managed, F->Unified, F->UnifiedId, false);
+        }
         F->Name = std::string(B.text(FD->IDENT()));
         F->Loc = B.loc(FD->IDENT());
         // Parenthesised lists before the name are return parameters; after it, parameters.
@@ -1359,6 +1397,22 @@ private:
 
 } // namespace
 
+std::string sourceLine(std::string_view Text, uint32_t Line) {
+  size_t Pos = 0;
+  for (uint32_t L = 1; L < Line && Pos != std::string_view::npos; ++L) {
+    Pos = Text.find('\n', Pos);
+    if (Pos != std::string_view::npos)
+      ++Pos;
+  }
+  if (Pos == std::string_view::npos || Pos >= Text.size())
+    return {};
+  size_t End = Text.find('\n', Pos);
+  std::string_view L = Text.substr(Pos, End == std::string_view::npos ? End : End - Pos);
+  while (!L.empty() && (L.front() == ' ' || L.front() == '\t'))
+    L.remove_prefix(1);
+  return std::string(L.substr(0, 200));
+}
+
 void buildBody(const Module &M, Function &F, const grammar::BodyParse &P) {
   F.Diags.clear();
   if (P.Error) {
@@ -1367,6 +1421,7 @@ void buildBody(const Module &M, Function &F, const grammar::BodyParse &P) {
     D.Loc = P.Error->Loc;
     D.Function = F.Name;
     D.Message = P.Error->Message;
+    D.Text = sourceLine(M.Source->text(), D.Loc.line);
     F.Diags.push_back(std::move(D));
     F.St = Function::State::Failed;
     return;

@@ -14,6 +14,9 @@ std::vector<Diagnostic> buildModuleHeader(Module &M, const grammar::ModuleParse 
 /// F.Diags says why.
 void buildBody(const Module &M, Function &F, const grammar::BodyParse &P);
 
+/// The text of line \p Line (1-based) without its indentation, at most 200 characters.
+std::string sourceLine(std::string_view Text, uint32_t Line);
+
 /// Puts PTX registers into SSA form: reads and writes of VarIds (recorded during the build in
 /// Operand::V with Operand::Component = 0xff) become values, with phis and prior values.
 void constructSSA(Function &F);

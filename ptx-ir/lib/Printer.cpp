@@ -24,12 +24,8 @@ public:
     OS << fmt::format("\n.address_size {}\n", M.AddressSize);
     for (const std::string &P : M.Pragmas)
       OS << ".pragma \"" << P << "\";\n";
-    for (const Variable &G : M.Globals) {
-      OS << "\n";
-      variable(G, false);
-      OS << ";\n";
-    }
-    // Declarations first so that PTX output resolves calls in any order.
+    // Function declarations first: globals may be initialised with function addresses, and
+    // calls may precede definitions.
     if (Mode == PrintMode::PTX)
       for (const auto &F : M.Functions)
         if (!F->IsKernel) {
@@ -37,6 +33,11 @@ public:
           header(*F);
           OS << ";\n";
         }
+    for (const Variable &G : M.Globals) {
+      OS << "\n";
+      variable(G, false);
+      OS << ";\n";
+    }
     // In PTX mode definitions follow their source order (the forward declarations above already
     // fixed the order of Module::Functions when this output is read again).
     std::vector<const Function *> Order;
@@ -117,6 +118,8 @@ public:
     if (F.Link != Linkage::Internal)
       OS << "." << linkageName(F.Link) << " ";
     OS << (F.IsKernel ? ".entry " : ".func ");
+    if (F.Unified)
+      OS << fmt::format(".attribute(.unified({}, {})) ", F.UnifiedId[0], F.UnifiedId[1]);
     if (!F.Returns.empty()) {
       paramList(F.Returns);
       OS << " ";
@@ -145,6 +148,12 @@ public:
       OS << "\n.explicitcluster";
     if (F.NoReturn)
       OS << "\n.noreturn";
+    if (F.BlocksAreClusters)
+      OS << "\n.blocksareclusters";
+    if (F.AbiPreserve != None)
+      OS << "\n.abi_preserve " << F.AbiPreserve;
+    if (F.AbiPreserveControl != None)
+      OS << "\n.abi_preserve_control " << F.AbiPreserveControl;
     for (const std::string &P : F.Pragmas)
       OS << "\n.pragma \"" << P << "\";";
   }
@@ -162,8 +171,10 @@ public:
     if (V.Link != Linkage::Internal)
       OS << "." << linkageName(V.Link) << " ";
     OS << "." << spaceName(V.Sp);
-    if (V.Managed || V.Unified)
-      OS << " .attribute(" << (V.Managed ? ".managed" : ".unified") << ")";
+    if (V.Managed)
+      OS << " .attribute(.managed)";
+    else if (V.Unified)
+      OS << fmt::format(" .attribute(.unified({}, {}))", V.UnifiedId[0], V.UnifiedId[1]);
     if (V.Align)
       OS << " .align " << V.Align;
     if (V.VecWidth)
@@ -220,12 +231,16 @@ public:
                               : fmt::format("0d{:016X}", uint64_t(I.Value)));
       break;
     case Initializer::Symbol:
+      if (I.Mask)
+        OS << fmt::format("0x{:X}(", I.Mask);
       if (!I.Wrapper.empty())
         OS << I.Wrapper << "(" << I.Name << ")";
       else
         OS << I.Name;
       if (I.Value)
         OS << (I.Value > 0 ? "+" : "") << I.Value;
+      if (I.Mask)
+        OS << ")";
       break;
     case Initializer::List:
       OS << "{";
@@ -352,10 +367,8 @@ public:
   }
 
   void offset(int64_t Off) {
-    if (Off > 0)
-      OS << "+" << Off;
-    else if (Off < 0)
-      OS << Off;
+    if (Off != 0)
+      OS << "+" << Off; // `[%rd1+-8]`, as nvcc writes it
   }
 
   void operand(const Operand &O) {

@@ -114,6 +114,7 @@ llvm::Expected<std::unique_ptr<Module>> readModule(std::shared_ptr<const SourceT
       D.File = Source->name();
       D.Loc = P->Error->Loc;
       D.Message = P->Error->Message;
+      D.Text = sourceLine(Source->text(), D.Loc.line);
       return llvm::make_error<DiagnosticError>(std::vector<Diagnostic>{std::move(D)});
     }
     auto Diags = buildModuleHeader(*M, *P);

@@ -195,7 +195,8 @@ struct Initializer {
   unsigned ElemBytes = 0;
   int64_t Value = 0;           ///< Int value, Float bits, Symbol offset
   std::string Name;            ///< Symbol name, Named key
-  std::string Wrapper;         ///< "generic" / "mask" around a symbol, or Named value
+  std::string Wrapper;         ///< "generic" around a symbol, or Named value
+  uint64_t Mask = 0;           ///< Symbol: `0xFF00(sym)` takes the masked bits of the address
   std::vector<Initializer> Elements;
 };
 
@@ -209,6 +210,7 @@ struct Variable {
   uint32_t Align = 0; ///< 0 = natural
   llvm::SmallVector<uint64_t, 1> Dims; ///< 0 = unsized (`[]`)
   bool Managed = false, Unified = false;
+  uint64_t UnifiedId[2] = {0, 0}; ///< `.attribute(.unified(uuid1, uuid2))`
   bool IsPtr = false; ///< kernel .param .ptr
   Space PtrSpace = Space::Generic;
   uint32_t PtrAlign = 0;
@@ -252,7 +254,10 @@ struct Function {
   // Performance and other directives
   llvm::SmallVector<uint32_t, 3> MaxNTid, ReqNTid, ReqNCtaPerCluster;
   uint32_t MinNCtaPerSm = 0, MaxNCtaPerSm = 0, MaxNReg = 0, MaxClusterRank = 0;
-  bool NoReturn = false, ExplicitCluster = false;
+  bool NoReturn = false, ExplicitCluster = false, BlocksAreClusters = false;
+  uint32_t AbiPreserve = None, AbiPreserveControl = None; ///< `.abi_preserve N` etc., None = absent
+  bool Unified = false;
+  uint64_t UnifiedId[2] = {0, 0}; ///< `.attribute(.unified(uuid1, uuid2))` on a function
   std::vector<std::string> Pragmas; ///< `.pragma` in the function header
 
   State St = State::Declared;
