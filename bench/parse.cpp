@@ -90,24 +90,31 @@ int main(int argc, char **argv) {
   Totals TN;
   Start = std::chrono::steady_clock::now();
   {
+    // Module headers in order (they are small), then every function body of every module on the
+    // pool: bodies are independent, so this balances work across cores.
     llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Cores));
-    if (Sources.size() == 1) {
-      // One module: its bodies in parallel.
-      for (unsigned R = 0; R < Repeat; ++R) {
-        auto M = ir::readModule(Sources[0], {true, 1, true});
+    std::vector<std::unique_ptr<ir::Module>> Modules;
+    for (unsigned R = 0; R < Repeat; ++R) {
+      Modules.clear();
+      for (auto &S : Sources) {
+        auto M = ir::readModule(S, {true, 1, true});
         if (!M) {
           llvm::consumeError(M.takeError());
-          break;
+          continue;
         }
-        ir::buildAll(**M, Cores);
-        for (auto &F : (*M)->Functions)
-          for (auto &B : F->Blocks)
-            TN.Instructions += B.Insts.size();
+        Modules.push_back(std::move(*M));
       }
-    } else {
-      for (unsigned R = 0; R < Repeat; ++R)
-        for (auto &S : Sources)
-          Pool.async([&S, &TN] { processModule(S, TN); });
+      for (auto &M : Modules)
+        for (auto &F : M->Functions)
+          if (F->St == ir::Function::State::Unparsed)
+            Pool.async([&M = *M, F = F.get(), &TN] {
+              ir::buildFunction(M, *F);
+              uint64_t N = 0;
+              for (auto &B : F->Blocks)
+                N += B.Insts.size();
+              TN.Instructions += N;
+              F->dropBody();
+            });
       Pool.wait();
     }
   }
