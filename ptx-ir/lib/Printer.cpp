@@ -45,8 +45,9 @@ public:
       if (Mode == PrintMode::SSA || F->IsKernel || F->isDefinition())
         Order.push_back(F.get());
     if (Mode == PrintMode::PTX)
-      std::stable_sort(Order.begin(), Order.end(), [](const Function *A, const Function *B) {
-        return A->Body.offset < B->Body.offset;
+      std::sort(Order.begin(), Order.end(), [](const Function *A, const Function *B) {
+        return A->Body.offset != B->Body.offset ? A->Body.offset < B->Body.offset
+                                                : A->Name < B->Name;
       });
     for (const Function *F : Order) {
       OS << "\n";
