@@ -121,10 +121,11 @@ int main(int argc, char **argv) {
   double All = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
 
   double MB = Bytes * double(Repeat) / 1e6;
-  std::printf("input: %zu modules, %.1f MB of PTX, %llu functions, %llu instructions, %llu failed\n",
-              Sources.size(), MB / Repeat, (unsigned long long)T1.Functions.load() / Repeat,
-              (unsigned long long)T1.Instructions.load() / Repeat,
-              (unsigned long long)T1.Failed.load() / Repeat);
+  std::printf(
+      "input: %zu modules, %.1f MB of PTX, %llu functions, %llu instructions, %llu failed\n",
+      Sources.size(), MB / Repeat, (unsigned long long)T1.Functions.load() / Repeat,
+      (unsigned long long)T1.Instructions.load() / Repeat,
+      (unsigned long long)T1.Failed.load() / Repeat);
   std::printf("parse+IR, 1 core: %.2f MB/s\n", MB / One);
   std::printf("parse+IR, %u cores: %.2f MB/s\n", Cores, MB / All);
   std::printf("peak RSS, 1 core run: %.1f MB (%.1f MB before parsing)\n", RssOne / 1024.0,

@@ -85,10 +85,9 @@ constexpr Keyword Keywords[] = {
 };
 
 constexpr std::string_view TypeWords[] = {
-    "pred",  "b8",     "b16",    "b32",        "b64",     "b128",    "u8",   "u16", "u32",
-    "u64",   "s8",     "s16",    "s32",        "s64",     "f16",     "f16x2", "bf16", "bf16x2",
-    "f32",   "f64", "f32x2",    "tf32",   "e4m3",       "e5m2",    "e4m3x2",  "e5m2x2", "texref",
-    "samplerref", "surfref",
+    "pred",  "b8",   "b16",  "b32",  "b64",    "b128",   "u8",     "u16",        "u32",     "u64",
+    "s8",    "s16",  "s32",  "s64",  "f16",    "f16x2",  "bf16",   "bf16x2",     "f32",     "f64",
+    "f32x2", "tf32", "e4m3", "e5m2", "e4m3x2", "e5m2x2", "texref", "samplerref", "surfref",
 };
 
 size_t classifyDotWord(std::string_view W) {
@@ -110,13 +109,13 @@ PtxLexer::PtxLexer(ByteCharStream &Stream, std::string_view Whole, TextRange Ran
     End = Text.size();
 }
 
-TokenFactory<CommonToken> *PtxLexer::getTokenFactory() {
-  return CommonTokenFactory::DEFAULT.get();
-}
+TokenFactory<CommonToken> *PtxLexer::getTokenFactory() { return CommonTokenFactory::DEFAULT.get(); }
 
 TextRange PtxLexer::bodyRange(const Token &T) {
-  return {T.getStartIndex(), T.getStopIndex() + 1 - T.getStartIndex(),
-          {static_cast<uint32_t>(T.getLine()), static_cast<uint32_t>(T.getCharPositionInLine() + 1)}};
+  return {
+      T.getStartIndex(),
+      T.getStopIndex() + 1 - T.getStartIndex(),
+      {static_cast<uint32_t>(T.getLine()), static_cast<uint32_t>(T.getCharPositionInLine() + 1)}};
 }
 
 void PtxLexer::advanceTo(size_t NewPos) {
@@ -135,8 +134,8 @@ void PtxLexer::advanceTo(size_t NewPos) {
 }
 
 std::unique_ptr<Token> PtxLexer::make(size_t Type, size_t Start, SourceLoc Loc) {
-  auto T = std::make_unique<CommonToken>(std::pair<TokenSource *, CharStream *>(this, &Stream), Type,
-                                         Token::DEFAULT_CHANNEL, Start, Pos - 1);
+  auto T = std::make_unique<CommonToken>(std::pair<TokenSource *, CharStream *>(this, &Stream),
+                                         Type, Token::DEFAULT_CHANNEL, Start, Pos - 1);
   T->setLine(Loc.line);
   T->setCharPositionInLine(Loc.column - 1);
   StmtStart = Type == P::SEMI || Type == P::BLOCK_OPEN || Type == P::BLOCK_CLOSE ||
@@ -229,8 +228,9 @@ bool PtxLexer::skipToEndOfBlock(size_t OpenPos, SourceLoc OpenLoc) {
       if (Pos + 1 < End && Text[Pos + 1] == '*') {
         size_t Close = Text.substr(0, End).find("*/", Pos + 2);
         if (Close == std::string_view::npos) {
-          Error = LexError{{static_cast<uint32_t>(Line), static_cast<uint32_t>(Pos - LineStart + 1)},
-                           "unterminated comment"};
+          Error =
+              LexError{{static_cast<uint32_t>(Line), static_cast<uint32_t>(Pos - LineStart + 1)},
+                       "unterminated comment"};
           return false;
         }
         advanceTo(Close + 2);
@@ -285,7 +285,8 @@ size_t PtxLexer::lexDotWord(size_t Start) {
   while (Pos < End) {
     if (isIdentPart(Text[Pos]))
       ++Pos;
-    else if (Text[Pos] == ':' && Pos + 2 < End && Text[Pos + 1] == ':' && isIdentPart(Text[Pos + 2]))
+    else if (Text[Pos] == ':' && Pos + 2 < End && Text[Pos + 1] == ':' &&
+             isIdentPart(Text[Pos + 2]))
       Pos += 2;
     else
       break;
@@ -323,9 +324,9 @@ std::unique_ptr<Token> PtxLexer::nextToken() {
     if (Q < End && Text[Q] == ':' && !(Q + 1 < End && Text[Q + 1] == ':')) {
       // The token covers the name only; the colon is consumed.
       Pos = Q + 1;
-      auto L = std::make_unique<CommonToken>(std::pair<TokenSource *, CharStream *>(this, &Stream),
-                                             P::LABEL_DEF, Token::DEFAULT_CHANNEL, Start,
-                                             NameEnd - 1);
+      auto L =
+          std::make_unique<CommonToken>(std::pair<TokenSource *, CharStream *>(this, &Stream),
+                                        P::LABEL_DEF, Token::DEFAULT_CHANNEL, Start, NameEnd - 1);
       L->setLine(Loc.line);
       L->setCharPositionInLine(Loc.column - 1);
       StmtStart = true;
@@ -479,23 +480,46 @@ std::unique_ptr<Token> PtxLexer::nextToken() {
       return make(P::SHR, Start, Loc);
     }
     return make(P::GT, Start, Loc);
-  case ',': ++Pos; return make(P::COMMA, Start, Loc);
-  case ';': ++Pos; return make(P::SEMI, Start, Loc);
-  case '|': ++Pos; return make(P::PIPE, Start, Loc);
-  case '=': ++Pos; return make(P::EQUALS, Start, Loc);
-  case '+': ++Pos; return make(P::PLUS, Start, Loc);
-  case '-': ++Pos; return make(P::MINUS, Start, Loc);
-  case '*': ++Pos; return make(P::STAR, Start, Loc);
+  case ',':
+    ++Pos;
+    return make(P::COMMA, Start, Loc);
+  case ';':
+    ++Pos;
+    return make(P::SEMI, Start, Loc);
+  case '|':
+    ++Pos;
+    return make(P::PIPE, Start, Loc);
+  case '=':
+    ++Pos;
+    return make(P::EQUALS, Start, Loc);
+  case '+':
+    ++Pos;
+    return make(P::PLUS, Start, Loc);
+  case '-':
+    ++Pos;
+    return make(P::MINUS, Start, Loc);
+  case '*':
+    ++Pos;
+    return make(P::STAR, Start, Loc);
   case '/':
     if (Pos + 1 < End && Text[Pos + 1] == '*')
       return fail(Start, Loc, "unterminated comment");
     ++Pos;
     return make(P::SLASH, Start, Loc);
-  case '&': ++Pos; return make(P::AMP, Start, Loc);
-  case '^': ++Pos; return make(P::CARET, Start, Loc);
-  case '~': ++Pos; return make(P::TILDE, Start, Loc);
-  case '!': ++Pos; return make(P::BANG, Start, Loc);
-  default: break;
+  case '&':
+    ++Pos;
+    return make(P::AMP, Start, Loc);
+  case '^':
+    ++Pos;
+    return make(P::CARET, Start, Loc);
+  case '~':
+    ++Pos;
+    return make(P::TILDE, Start, Loc);
+  case '!':
+    ++Pos;
+    return make(P::BANG, Start, Loc);
+  default:
+    break;
   }
 
   if (isDigit(c)) {
@@ -507,11 +531,14 @@ std::unique_ptr<Token> PtxLexer::nextToken() {
       while (Q < End && isHex(Text[Q]))
         ++Q;
       if (Q - (Pos + 2) != Digits)
-        return fail(Start, Loc, "hexadecimal float literal needs exactly " + std::to_string(Digits) + " digits");
+        return fail(Start, Loc,
+                    "hexadecimal float literal needs exactly " + std::to_string(Digits) +
+                        " digits");
       Pos = Q;
       return make(P::FLOAT, Start, Loc);
     }
-    if (c == '0' && Pos + 1 < End && ((Text[Pos + 1] | 0x20) == 'x' || (Text[Pos + 1] | 0x20) == 'b')) {
+    if (c == '0' && Pos + 1 < End &&
+        ((Text[Pos + 1] | 0x20) == 'x' || (Text[Pos + 1] | 0x20) == 'b')) {
       bool Hex = (Text[Pos + 1] | 0x20) == 'x';
       size_t Q = Pos + 2;
       while (Q < End && (Hex ? isHex(Text[Q]) : (Text[Q] == '0' || Text[Q] == '1')))

@@ -21,7 +21,6 @@ struct BuildError {
   std::string Message;
 };
 
-
 class Context {
 public:
   Context(std::string_view Whole) : Whole(Whole) {}
@@ -95,7 +94,8 @@ public:
   using Context::Context;
 
   /// Applies the qualifiers of a declaration to a variable template.
-  void qualifiers(Variable &V, Space DeclSpace, const std::vector<PtxParser::DeclQualifierContext *> &Qs,
+  void qualifiers(Variable &V, Space DeclSpace,
+                  const std::vector<PtxParser::DeclQualifierContext *> &Qs,
                   ParserRuleContext *Decl) {
     V.Sp = DeclSpace;
     bool SawType = false;
@@ -108,7 +108,9 @@ public:
       } else if (auto *Attr = Q->attribute()) {
         attribute(Attr, V.Managed, V.Unified, V.UnifiedId, true);
       } else if (Q->VEC()) {
-        V.VecWidth = static_cast<uint8_t>(text(Q->VEC()).back() == '2' ? 2 : text(Q->VEC()).back() == '4' ? 4 : 8);
+        V.VecWidth = static_cast<uint8_t>(text(Q->VEC()).back() == '2'   ? 2
+                                          : text(Q->VEC()).back() == '4' ? 4
+                                                                         : 8);
       } else if (Q->TYPE()) {
         auto T = parseType(text(Q->TYPE()).substr(1));
         if (!T)
@@ -155,33 +157,46 @@ public:
     size_t C = S.find("::");
     if (C != std::string_view::npos)
       S = S.substr(0, C);
-    if (S == ".reg") return Space::Reg;
-    if (S == ".param") return Space::Param;
-    if (S == ".global") return Space::Global;
-    if (S == ".const") return Space::Const;
-    if (S == ".shared") return Space::Shared;
-    if (S == ".local") return Space::Local;
-    if (S == ".tex") return Space::Tex;
+    if (S == ".reg")
+      return Space::Reg;
+    if (S == ".param")
+      return Space::Param;
+    if (S == ".global")
+      return Space::Global;
+    if (S == ".const")
+      return Space::Const;
+    if (S == ".shared")
+      return Space::Shared;
+    if (S == ".local")
+      return Space::Local;
+    if (S == ".tex")
+      return Space::Tex;
     return Space::Sreg;
   }
 
   static Linkage linkageOf(std::string_view S) {
-    if (S == ".visible") return Linkage::Visible;
-    if (S == ".extern") return Linkage::Extern;
-    if (S == ".weak") return Linkage::Weak;
+    if (S == ".visible")
+      return Linkage::Visible;
+    if (S == ".extern")
+      return Linkage::Extern;
+    if (S == ".weak")
+      return Linkage::Weak;
     return Linkage::Common;
   }
 
   /// One declarator: name, `<N>` range count (0 if none), dimensions, initializer.
   void declarator(Variable &V, PtxParser::DeclaratorContext *D, uint64_t &RangeCount) {
-    tree::TerminalNode *Name = D->IDENT() ? D->IDENT() : D->REGISTER() ? D->REGISTER() : D->UNDERSCORE();
+    tree::TerminalNode *Name = D->IDENT()      ? D->IDENT()
+                               : D->REGISTER() ? D->REGISTER()
+                                               : D->UNDERSCORE();
     V.Name = std::string(text(Name));
     V.Loc = loc(Name);
     RangeCount = 0;
     if (D->LT()) {
       RangeCount = parseUnsigned(D->INT()->getSymbol());
       if (RangeCount > (1u << 22))
-        throw BuildError{loc(D->INT()), fmt::format("register range of {} is too large", RangeCount)};
+        throw BuildError{loc(D->INT()),
+                         fmt::format("register range of {} is too large", RangeCount)};
     }
     V.Dims.clear();
     for (auto *A : D->arrayDim()) {
@@ -207,7 +222,8 @@ public:
       size_t P = 1;
       Out.Bytes.reserve(std::min<uint64_t>(MaxElems, S.size() / 2) * Bytes);
       while (P < S.size()) {
-        while (P < S.size() && (S[P] == ' ' || S[P] == ',' || S[P] == '\n' || S[P] == '\t' || S[P] == '\r'))
+        while (P < S.size() &&
+               (S[P] == ' ' || S[P] == ',' || S[P] == '\n' || S[P] == '\t' || S[P] == '\r'))
           ++P;
         if (P >= S.size() || S[P] == '}')
           break;
@@ -215,7 +231,8 @@ public:
         if (Neg)
           ++P;
         size_t B = P;
-        while (P < S.size() && S[P] != ',' && S[P] != '}' && S[P] != ' ' && S[P] != '\n' && S[P] != '\t' && S[P] != '\r')
+        while (P < S.size() && S[P] != ',' && S[P] != '}' && S[P] != ' ' && S[P] != '\n' &&
+               S[P] != '\t' && S[P] != '\r')
           ++P;
         uint64_t V = numberBits(S.substr(B, P - B), Elem, I);
         if (Neg)
@@ -268,7 +285,9 @@ public:
     if (D.empty())
       throw BuildError{loc(At), fmt::format("invalid number '{}' in initializer", S)};
     for (char C : D) {
-      unsigned X = C >= '0' && C <= '9' ? C - '0' : std::isalpha(static_cast<unsigned char>(C)) ? (C | 0x20) - 'a' + 10 : 99;
+      unsigned X = C >= '0' && C <= '9'                          ? C - '0'
+                   : std::isalpha(static_cast<unsigned char>(C)) ? (C | 0x20) - 'a' + 10
+                                                                 : 99;
       if (X >= Base)
         throw BuildError{loc(At), fmt::format("invalid number '{}' in initializer", S)};
       V = V * Base + X;
@@ -409,12 +428,22 @@ public:
 
   static int precedence(size_t Tok) {
     switch (Tok) {
-    case P::STAR: case P::SLASH: case P::PERCENT: return 5;
-    case P::PLUS: case P::MINUS: return 4;
-    case P::SHL: case P::SHR: return 3;
-    case P::AMP: return 2;
-    case P::CARET: return 1;
-    default: return 0;
+    case P::STAR:
+    case P::SLASH:
+    case P::PERCENT:
+      return 5;
+    case P::PLUS:
+    case P::MINUS:
+      return 4;
+    case P::SHL:
+    case P::SHR:
+      return 3;
+    case P::AMP:
+      return 2;
+    case P::CARET:
+      return 1;
+    default:
+      return 0;
     }
   }
 
@@ -435,9 +464,12 @@ public:
       }
       if (V.hasBase())
         throw BuildError{loc(At), fmt::format("operator not supported on '{}'", text(At))};
-      if (Op == P::MINUS) V.C = static_cast<int64_t>(0 - static_cast<uint64_t>(V.C));
-      else if (Op == P::TILDE) V.C = ~V.C;
-      else V.C = !V.C;
+      if (Op == P::MINUS)
+        V.C = static_cast<int64_t>(0 - static_cast<uint64_t>(V.C));
+      else if (Op == P::TILDE)
+        V.C = ~V.C;
+      else
+        V.C = !V.C;
       return V;
     }
     auto *A = Items[Pos++].A;
@@ -481,7 +513,8 @@ public:
 
   Linear climb(std::vector<Item> &Items, size_t &Pos, int MinPrec, ParserRuleContext *At) {
     Linear L = unary(Items, Pos, At);
-    while (Pos < Items.size() && Items[Pos].K == Item::Bin && precedence(Items[Pos].Tok) > MinPrec) {
+    while (Pos < Items.size() && Items[Pos].K == Item::Bin &&
+           precedence(Items[Pos].Tok) > MinPrec) {
       size_t Op = Items[Pos++].Tok;
       Linear R = climb(Items, Pos, precedence(Op), At);
       if (L.B == Linear::FloatBase || R.B == Linear::FloatBase || (L.hasBase() && R.hasBase()) ||
@@ -495,20 +528,35 @@ public:
       }
       uint64_t A = static_cast<uint64_t>(L.C), B = static_cast<uint64_t>(R.C);
       switch (Op) {
-      case P::PLUS: A += B; break;
-      case P::MINUS: A -= B; break;
-      case P::STAR: A *= B; break;
+      case P::PLUS:
+        A += B;
+        break;
+      case P::MINUS:
+        A -= B;
+        break;
+      case P::STAR:
+        A *= B;
+        break;
       case P::SLASH:
       case P::PERCENT:
         if (B == 0)
           throw BuildError{loc(At), "division by zero in constant expression"};
-        A = Op == P::SLASH ? static_cast<uint64_t>(static_cast<int64_t>(A) / static_cast<int64_t>(B))
-                           : static_cast<uint64_t>(static_cast<int64_t>(A) % static_cast<int64_t>(B));
+        A = Op == P::SLASH
+                ? static_cast<uint64_t>(static_cast<int64_t>(A) / static_cast<int64_t>(B))
+                : static_cast<uint64_t>(static_cast<int64_t>(A) % static_cast<int64_t>(B));
         break;
-      case P::SHL: A = B >= 64 ? 0 : A << B; break;
-      case P::SHR: A = B >= 64 ? 0 : A >> B; break;
-      case P::AMP: A &= B; break;
-      case P::CARET: A ^= B; break;
+      case P::SHL:
+        A = B >= 64 ? 0 : A << B;
+        break;
+      case P::SHR:
+        A = B >= 64 ? 0 : A >> B;
+        break;
+      case P::AMP:
+        A &= B;
+        break;
+      case P::CARET:
+        A ^= B;
+        break;
       }
       L.C = static_cast<int64_t>(A);
     }
@@ -524,7 +572,8 @@ public:
       Variable V;
       Space S = spaceOf(PD->SPACE());
       if (S != Space::Param && S != Space::Reg)
-        throw BuildError{loc(PD), fmt::format("parameters must be .param or .reg, not '{}'", text(PD->SPACE()))};
+        throw BuildError{
+            loc(PD), fmt::format("parameters must be .param or .reg, not '{}'", text(PD->SPACE()))};
       qualifiers(V, S, PD->declQualifier(), PD);
       uint64_t Range;
       declarator(V, PD->declarator(), Range);
@@ -632,7 +681,8 @@ std::vector<Diagnostic> buildModuleHeader(Module &M, const grammar::ModuleParse 
           Tmpl.Link = DeclBuilder::linkageOf(B.text(L));
         Space S = B.spaceOf(VD->SPACE());
         if (S == Space::Reg || S == Space::Param || S == Space::Local)
-          throw BuildError{B.loc(VD), fmt::format("'{}' variables are not allowed at module scope", B.text(VD->SPACE()))};
+          throw BuildError{B.loc(VD), fmt::format("'{}' variables are not allowed at module scope",
+                                                  B.text(VD->SPACE()))};
         B.qualifiers(Tmpl, S, VD->declQualifier(), VD);
         for (auto *D : VD->declarator()) {
           Variable V = Tmpl;
@@ -640,11 +690,13 @@ std::vector<Diagnostic> buildModuleHeader(Module &M, const grammar::ModuleParse 
           B.declarator(V, D, Range);
           if (Range)
             throw BuildError{B.loc(D), "register ranges are only valid in .reg declarations"};
-          auto [It, New] = M.Symbols.try_emplace(V.Name, SymbolRef{SymbolRef::Global, static_cast<uint32_t>(M.Globals.size())});
+          auto [It, New] = M.Symbols.try_emplace(
+              V.Name, SymbolRef{SymbolRef::Global, static_cast<uint32_t>(M.Globals.size())});
           if (!New) {
             // A definition may follow an .extern declaration.
             if (It->second.K != SymbolRef::Global)
-              throw BuildError{V.Loc, fmt::format("'{}' is already declared as a function", V.Name)};
+              throw BuildError{V.Loc,
+                               fmt::format("'{}' is already declared as a function", V.Name)};
             Variable &Old = M.Globals[It->second.Index];
             if (Old.Link != Linkage::Extern && V.Link != Linkage::Extern)
               throw BuildError{V.Loc, fmt::format("redefinition of '{}'", V.Name)};
@@ -685,10 +737,12 @@ std::vector<Diagnostic> buildModuleHeader(Module &M, const grammar::ModuleParse 
           F->St = Function::State::Unparsed;
           F->Body = grammar::PtxLexer::bodyRange(*FD->BODY()->getSymbol());
         }
-        auto [It, New] = M.Symbols.try_emplace(F->Name, SymbolRef{SymbolRef::Function, static_cast<uint32_t>(M.Functions.size())});
+        auto [It, New] = M.Symbols.try_emplace(
+            F->Name, SymbolRef{SymbolRef::Function, static_cast<uint32_t>(M.Functions.size())});
         if (!New) {
           if (It->second.K != SymbolRef::Function)
-            throw BuildError{F->Loc, fmt::format("'{}' is already declared as a variable", F->Name)};
+            throw BuildError{F->Loc,
+                             fmt::format("'{}' is already declared as a variable", F->Name)};
           Function &Old = *M.Functions[It->second.Index];
           if (Old.isDefinition() && F->isDefinition())
             throw BuildError{F->Loc, fmt::format("redefinition of function '{}'", F->Name)};
@@ -729,7 +783,8 @@ namespace {
 
 class BodyBuilder : public DeclBuilder {
 public:
-  BodyBuilder(const Module &M, Function &F, std::string_view Whole) : DeclBuilder(Whole), M(M), F(F) {}
+  BodyBuilder(const Module &M, Function &F, std::string_view Whole)
+      : DeclBuilder(Whole), M(M), F(F) {}
 
   void run(PtxParser::FunctionBodyContext *Body) {
     F.Blocks.emplace_back(); // entry block, never the target of a label
@@ -887,7 +942,8 @@ private:
     if (K.Id == P::LABEL_DEF) {
       auto *L = static_cast<tree::TerminalNode *>(S->children[0]);
       if (S->children.size() > 1) {
-        labeledDirective(text(L), static_cast<PtxParser::LabeledDirectiveContext *>(S->children[1]));
+        labeledDirective(text(L),
+                         static_cast<PtxParser::LabeledDirectiveContext *>(S->children[1]));
         return;
       }
       auto It = LabelIds.find(text(L));
@@ -993,7 +1049,8 @@ private:
     }
     if (auto S = parseSpecialRegister(Name.substr(1))) {
       if (!S->Complete)
-        throw BuildError{loc(N), fmt::format("special register '{}' needs a component (.x, .y or .z)", Name)};
+        throw BuildError{
+            loc(N), fmt::format("special register '{}' needs a component (.x, .y or .z)", Name)};
       O.K = Operand::Special;
       O.SReg = S->Reg;
       O.Component = S->Component;
@@ -1028,7 +1085,8 @@ private:
         if (Ok) {
           O.K = Operand::Value;
           O.V = V->second.Index;
-          O.Select = static_cast<uint16_t>((Sel[0] == 'h' ? 0x8000 : 0) | (Sel.size() - 1) << 12 | Digits);
+          O.Select =
+              static_cast<uint16_t>((Sel[0] == 'h' ? 0x8000 : 0) | (Sel.size() - 1) << 12 | Digits);
           return O;
         }
       }
@@ -1040,12 +1098,17 @@ private:
     std::string_view Name = text(N);
     if (auto It = Names.find(Name); It != Names.end()) {
       switch (It->second.K) {
-      case Entry::Local: return {SymbolRef::Local, It->second.Index};
-      case Entry::Param: return {SymbolRef::Param, It->second.Index};
-      case Entry::Table: return {SymbolRef::BranchTable, It->second.Index};
-      case Entry::Proto: return {SymbolRef::Prototype, It->second.Index};
+      case Entry::Local:
+        return {SymbolRef::Local, It->second.Index};
+      case Entry::Param:
+        return {SymbolRef::Param, It->second.Index};
+      case Entry::Table:
+        return {SymbolRef::BranchTable, It->second.Index};
+      case Entry::Proto:
+        return {SymbolRef::Prototype, It->second.Index};
       case Entry::Reg:
-      case Entry::Label: break;
+      case Entry::Label:
+        break;
       }
     }
     if (auto It = LabelIds.find(Name); It != LabelIds.end())
@@ -1053,12 +1116,13 @@ private:
     if (auto It = M.Symbols.find(Name); It != M.Symbols.end())
       return It->second;
     if (ProtoByName.count(Name))
-      throw BuildError{loc(N), fmt::format("call prototype '{}' is used before its declaration", Name)};
+      throw BuildError{loc(N),
+                       fmt::format("call prototype '{}' is used before its declaration", Name)};
     throw BuildError{loc(N), fmt::format("undefined symbol '{}'", Name)};
   }
 
   uint64_t elementBytes(const SymbolRef &S, ParserRuleContext *At) {
-    const Variable *V = S.K == SymbolRef::Global ? &M.Globals[S.Index]
+    const Variable *V = S.K == SymbolRef::Global  ? &M.Globals[S.Index]
                         : S.K == SymbolRef::Local ? &F.Locals[S.Index]
                                                   : nullptr;
     if (!V || V->Dims.empty())
@@ -1084,7 +1148,8 @@ private:
     case Linear::RegBase:
       O = registerOperand(L.Node);
       if (L.C != 0)
-        throw BuildError{loc(At), fmt::format("register offsets are only valid in addresses: '{}'", text(At))};
+        throw BuildError{
+            loc(At), fmt::format("register offsets are only valid in addresses: '{}'", text(At))};
       if (L.Negated) {
         bool Pred = O.K == Operand::Value && F.Vars[O.V].Ty == Type::Pred;
         if (L.NegOp == P::BANG && !Pred)
@@ -1105,7 +1170,8 @@ private:
       if (auto It = Names.find(text(L.Node)); It != Names.end() && It->second.K == Entry::Reg) {
         // Registers may be named without '%' (common in inline PTX).
         if (L.C != 0)
-          throw BuildError{loc(At), fmt::format("register offsets are only valid in addresses: '{}'", text(At))};
+          throw BuildError{
+              loc(At), fmt::format("register offsets are only valid in addresses: '{}'", text(At))};
         O.K = Operand::Value;
         O.V = It->second.Index;
         return O;

@@ -353,17 +353,31 @@ public:
 
   void symbol(const SymbolRef &S) {
     switch (S.K) {
-    case SymbolRef::Global: OS << M.Globals[S.Index].Name; break;
-    case SymbolRef::Function: OS << M.Functions[S.Index]->Name; break;
-    case SymbolRef::Local: OS << LocalNames[S.Index]; break;
+    case SymbolRef::Global:
+      OS << M.Globals[S.Index].Name;
+      break;
+    case SymbolRef::Function:
+      OS << M.Functions[S.Index]->Name;
+      break;
+    case SymbolRef::Local:
+      OS << LocalNames[S.Index];
+      break;
     case SymbolRef::Param:
       OS << (S.Index < F->Params.size() ? F->Params[S.Index].Name
                                         : F->Returns[S.Index - F->Params.size()].Name);
       break;
-    case SymbolRef::Label: OS << blockName(S.Index); break;
-    case SymbolRef::BranchTable: OS << F->Tables[S.Index].Name; break;
-    case SymbolRef::Prototype: OS << F->Prototypes[S.Index].Name; break;
-    case SymbolRef::Unresolved: OS << "<unresolved>"; break;
+    case SymbolRef::Label:
+      OS << blockName(S.Index);
+      break;
+    case SymbolRef::BranchTable:
+      OS << F->Tables[S.Index].Name;
+      break;
+    case SymbolRef::Prototype:
+      OS << F->Prototypes[S.Index].Name;
+      break;
+    case SymbolRef::Unresolved:
+      OS << "<unresolved>";
+      break;
     }
   }
 
@@ -379,7 +393,8 @@ public:
         OS << (F->Values[O.V].Ty == Type::Pred ? "!" : "-");
       OS << value(O.V);
       if (O.Component)
-        OS << "." << "xyzw"[(O.Component - 1) & 3];
+        OS << "."
+           << "xyzw"[(O.Component - 1) & 3];
       if (O.Select) {
         OS << ((O.Select & 0x8000) ? ".h" : ".b");
         unsigned N = (O.Select >> 12) & 7;
@@ -438,11 +453,12 @@ public:
         OS << unsigned(O.Component);
       else if (O.SReg == SpecialReg::ReservedSmem)
         OS << "_" << ReservedSmemNames[O.Component % 5];
-      else if (O.SReg == SpecialReg::Tid || O.SReg == SpecialReg::Ntid || O.SReg == SpecialReg::Ctaid ||
-               O.SReg == SpecialReg::Nctaid || O.SReg == SpecialReg::ClusterId ||
-               O.SReg == SpecialReg::Nclusterid || O.SReg == SpecialReg::ClusterCtaid ||
-               O.SReg == SpecialReg::ClusterNctaid)
-        OS << "." << "xyzw"[O.Component & 3];
+      else if (O.SReg == SpecialReg::Tid || O.SReg == SpecialReg::Ntid ||
+               O.SReg == SpecialReg::Ctaid || O.SReg == SpecialReg::Nctaid ||
+               O.SReg == SpecialReg::ClusterId || O.SReg == SpecialReg::Nclusterid ||
+               O.SReg == SpecialReg::ClusterCtaid || O.SReg == SpecialReg::ClusterNctaid)
+        OS << "."
+           << "xyzw"[O.Component & 3];
       break;
     case Operand::Sink:
       OS << "_";

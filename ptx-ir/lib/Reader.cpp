@@ -56,8 +56,9 @@ void Function::dropBody() {
 
 Function *Module::function(std::string_view Name) {
   auto It = Symbols.find(Name);
-  return It == Symbols.end() || It->second.K != SymbolRef::Function ? nullptr
-                                                                    : Functions[It->second.Index].get();
+  return It == Symbols.end() || It->second.K != SymbolRef::Function
+             ? nullptr
+             : Functions[It->second.Index].get();
 }
 
 const Variable *Module::global(std::string_view Name) const {

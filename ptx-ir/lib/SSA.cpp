@@ -282,8 +282,6 @@ private:
 
 } // namespace
 
-void constructSSA(Function &F) {
-  SSABuilder(F).run();
-}
+void constructSSA(Function &F) { SSABuilder(F).run(); }
 
 } // namespace ptx2amd::ir

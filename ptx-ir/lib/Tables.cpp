@@ -21,14 +21,36 @@ constexpr TypeRow TypeRows[] = {
 };
 
 enum : uint64_t {
-  G_Round = 1ull << 0, G_IntRound = 1ull << 1, G_Ftz = 1ull << 2, G_Sat = 1ull << 3,
-  G_Approx = 1ull << 4, G_MulMode = 1ull << 5, G_Carry = 1ull << 6, G_Cmp = 1ull << 7,
-  G_BoolOp = 1ull << 8, G_AtomOp = 1ull << 9, G_Bar = 1ull << 10, G_Redux = 1ull << 11,
-  G_Space = 1ull << 12, G_Vec = 1ull << 13, G_Sem = 1ull << 14, G_Scope = 1ull << 15,
-  G_Cache = 1ull << 16, G_Hint = 1ull << 17, G_Shfl = 1ull << 18, G_Vote = 1ull << 19,
-  G_Sync = 1ull << 20, G_Control = 1ull << 21, G_Shift = 1ull << 22, G_Prmt = 1ull << 23,
-  G_Relu = 1ull << 24, G_Testp = 1ull << 25, G_Texture = 1ull << 26, G_Surface = 1ull << 27,
-  G_Tensor = 1ull << 28, G_Async = 1ull << 29,
+  G_Round = 1ull << 0,
+  G_IntRound = 1ull << 1,
+  G_Ftz = 1ull << 2,
+  G_Sat = 1ull << 3,
+  G_Approx = 1ull << 4,
+  G_MulMode = 1ull << 5,
+  G_Carry = 1ull << 6,
+  G_Cmp = 1ull << 7,
+  G_BoolOp = 1ull << 8,
+  G_AtomOp = 1ull << 9,
+  G_Bar = 1ull << 10,
+  G_Redux = 1ull << 11,
+  G_Space = 1ull << 12,
+  G_Vec = 1ull << 13,
+  G_Sem = 1ull << 14,
+  G_Scope = 1ull << 15,
+  G_Cache = 1ull << 16,
+  G_Hint = 1ull << 17,
+  G_Shfl = 1ull << 18,
+  G_Vote = 1ull << 19,
+  G_Sync = 1ull << 20,
+  G_Control = 1ull << 21,
+  G_Shift = 1ull << 22,
+  G_Prmt = 1ull << 23,
+  G_Relu = 1ull << 24,
+  G_Testp = 1ull << 25,
+  G_Texture = 1ull << 26,
+  G_Surface = 1ull << 27,
+  G_Tensor = 1ull << 28,
+  G_Async = 1ull << 29,
 };
 
 struct ModRow {
@@ -41,7 +63,7 @@ constexpr ModRow ModRows[] = {
 };
 
 constexpr OpcodeInfo OpcodeRows[] = {
-#define PTX_OPCODE(E, N, F, G, MINT, MAXT, TC, D)                                                    \
+#define PTX_OPCODE(E, N, F, G, MINT, MAXT, TC, D)                                                  \
   {Opcode::E, N, Family::F, G, MINT, MAXT, TC, DestKind::D},
 #include "ptx2amd/ptx-ir/Opcodes.def"
     {Opcode::Unknown, "<unknown>", Family::Unknown, 0, 0, 0, "", DestKind::D0},
@@ -146,13 +168,13 @@ std::string_view opcodeName(Opcode Op) { return opcodeInfo(Op).Name; }
 
 std::string_view familyName(Family F) {
   static constexpr std::string_view Names[] = {
-      "integer", "float", "compare", "logic", "data", "convert", "memory", "async", "tensor",
-      "texture", "surface", "control", "sync", "atomic", "warp", "video", "misc", "unknown"};
+      "integer", "float",   "compare", "logic", "data",   "convert", "memory", "async", "tensor",
+      "texture", "surface", "control", "sync",  "atomic", "warp",    "video",  "misc",  "unknown"};
   return Names[static_cast<unsigned>(F)];
 }
 
 std::string_view spaceName(Space S) {
-  static constexpr std::string_view Names[] = {"generic", "reg",    "param", "global", "const",
+  static constexpr std::string_view Names[] = {"generic", "reg",   "param", "global", "const",
                                                "shared",  "local", "tex",   "sreg"};
   return Names[static_cast<unsigned>(S)];
 }
@@ -245,7 +267,8 @@ std::optional<SpecialOperand> parseSpecialRegister(std::string_view Name) {
     if (Base.size() <= Prefix.size() + Suffix.size() || Base.substr(0, Prefix.size()) != Prefix ||
         !Comp.empty())
       return std::nullopt;
-    std::string_view Digits = Base.substr(Prefix.size(), Base.size() - Prefix.size() - Suffix.size());
+    std::string_view Digits =
+        Base.substr(Prefix.size(), Base.size() - Prefix.size() - Suffix.size());
     if (Base.substr(Base.size() - Suffix.size()) != Suffix)
       return std::nullopt;
     unsigned N = 0;
@@ -284,7 +307,8 @@ std::optional<std::string> decodeOpcode(std::string_view Text, DecodedOpcode &Ou
   bool Loose = Info.ModGroups == ~0ull;
   for (unsigned Slot = 0; Dot != std::string_view::npos; ++Slot) {
     size_t Next = Text.find('.', Dot + 1);
-    std::string_view W = Text.substr(Dot + 1, Next == std::string_view::npos ? Next : Next - Dot - 1);
+    std::string_view W =
+        Text.substr(Dot + 1, Next == std::string_view::npos ? Next : Next - Dot - 1);
     Dot = Next;
     if (Slot >= 32)
       return fmt::format("too many modifiers on '{}'", Info.Name);

@@ -8,7 +8,10 @@
 namespace ptx2amd::ir {
 namespace {
 
-bool isInt(Type T) { char C = typeClass(T); return C == 'B' || C == 'U' || C == 'S'; }
+bool isInt(Type T) {
+  char C = typeClass(T);
+  return C == 'B' || C == 'U' || C == 'S';
+}
 
 struct Shape {
   uint8_t Min, Max; ///< operand count, destinations included
@@ -21,23 +24,64 @@ std::optional<Shape> shapeOf(const Instruction &I) {
   if (I.has(Mod::Async))
     return std::nullopt; // st.async / red.async carry an mbarrier address too
   switch (I.Op) {
-  case Opcode::Add: case Opcode::Sub: case Opcode::Addc: case Opcode::Subc: case Opcode::Mul:
-  case Opcode::Mul24: case Opcode::Div: case Opcode::Rem: case Opcode::Min: case Opcode::Max:
-  case Opcode::Copysign: case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Shl:
-  case Opcode::Shr: case Opcode::Szext: case Opcode::Bmsk:
-    return S(3, I.Op == Opcode::Min || I.Op == Opcode::Max ? 4 : 3); // min/max take a third source on sm_100
-  case Opcode::Mad: case Opcode::Madc: case Opcode::Mad24: case Opcode::Fma: case Opcode::Sad:
-  case Opcode::Bfe: case Opcode::Selp: case Opcode::Slct: case Opcode::Prmt: case Opcode::Shf:
-  case Opcode::Dp4a: case Opcode::Dp2a: case Opcode::Fns:
+  case Opcode::Add:
+  case Opcode::Sub:
+  case Opcode::Addc:
+  case Opcode::Subc:
+  case Opcode::Mul:
+  case Opcode::Mul24:
+  case Opcode::Div:
+  case Opcode::Rem:
+  case Opcode::Min:
+  case Opcode::Max:
+  case Opcode::Copysign:
+  case Opcode::And:
+  case Opcode::Or:
+  case Opcode::Xor:
+  case Opcode::Shl:
+  case Opcode::Shr:
+  case Opcode::Szext:
+  case Opcode::Bmsk:
+    return S(3, I.Op == Opcode::Min || I.Op == Opcode::Max
+                    ? 4
+                    : 3); // min/max take a third source on sm_100
+  case Opcode::Mad:
+  case Opcode::Madc:
+  case Opcode::Mad24:
+  case Opcode::Fma:
+  case Opcode::Sad:
+  case Opcode::Bfe:
+  case Opcode::Selp:
+  case Opcode::Slct:
+  case Opcode::Prmt:
+  case Opcode::Shf:
+  case Opcode::Dp4a:
+  case Opcode::Dp2a:
+  case Opcode::Fns:
     return S(4, 4);
   case Opcode::Bfi:
     return S(5, 5);
   case Opcode::Lop3:
     return S(5, 7);
-  case Opcode::Abs: case Opcode::Neg: case Opcode::Not: case Opcode::Cnot: case Opcode::Popc:
-  case Opcode::Clz: case Opcode::Bfind: case Opcode::Brev: case Opcode::Rcp: case Opcode::Sqrt:
-  case Opcode::Rsqrt: case Opcode::Sin: case Opcode::Cos: case Opcode::Lg2: case Opcode::Ex2:
-  case Opcode::Tanh: case Opcode::Mov: case Opcode::Testp: case Opcode::Cvta:
+  case Opcode::Abs:
+  case Opcode::Neg:
+  case Opcode::Not:
+  case Opcode::Cnot:
+  case Opcode::Popc:
+  case Opcode::Clz:
+  case Opcode::Bfind:
+  case Opcode::Brev:
+  case Opcode::Rcp:
+  case Opcode::Sqrt:
+  case Opcode::Rsqrt:
+  case Opcode::Sin:
+  case Opcode::Cos:
+  case Opcode::Lg2:
+  case Opcode::Ex2:
+  case Opcode::Tanh:
+  case Opcode::Mov:
+  case Opcode::Testp:
+  case Opcode::Cvta:
   case Opcode::Isspacep:
     return S(2, 2);
   case Opcode::Cvt:
@@ -47,7 +91,8 @@ std::optional<Shape> shapeOf(const Instruction &I) {
              3 + (I.Operands.size() > 1 && I.Operands[1].AfterPipe) + BoolOp);
   case Opcode::Set:
     return S(3 + BoolOp, 3 + BoolOp);
-  case Opcode::Ld: case Opcode::Ldu:
+  case Opcode::Ld:
+  case Opcode::Ldu:
     return S(2, 3, 1);
   case Opcode::St:
     return S(2, 3, 0);
@@ -64,8 +109,12 @@ std::optional<Shape> shapeOf(const Instruction &I) {
 /// is wrong there), and the one operand that is a predicate whatever the type.
 bool isArithmetic(Opcode Op) {
   switch (opcodeInfo(Op).Fam) {
-  case Family::IntArith: case Family::FloatArith: case Family::Logic: return true;
-  default: return Op == Opcode::Selp || Op == Opcode::Slct || Op == Opcode::Mov || Op == Opcode::Cvt;
+  case Family::IntArith:
+  case Family::FloatArith:
+  case Family::Logic:
+    return true;
+  default:
+    return Op == Opcode::Selp || Op == Opcode::Slct || Op == Opcode::Mov || Op == Opcode::Cvt;
   }
 }
 

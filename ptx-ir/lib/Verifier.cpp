@@ -30,7 +30,8 @@ public:
         }
         const auto &Ps = F.Blocks[S].Preds;
         if (std::count(Ps.begin(), Ps.end(), B) != 1)
-          fail(F.Loc, fmt::format("block {} is not listed once among the predecessors of {}", B, S));
+          fail(F.Loc,
+               fmt::format("block {} is not listed once among the predecessors of {}", B, S));
       }
       for (uint32_t K = 0; K < Bk.Phis.size(); ++K) {
         const Phi &P = Bk.Phis[K];
@@ -39,7 +40,8 @@ public:
         ++DefCount[P.Result];
         const ValueInfo &VI = F.Values[P.Result];
         if (VI.Def != ValueInfo::PhiDef || VI.Block != B || VI.Index != K)
-          fail(F.Loc, fmt::format("phi {} in block {} is not recorded as its definition", P.Result, B));
+          fail(F.Loc,
+               fmt::format("phi {} in block {} is not recorded as its definition", P.Result, B));
         if (P.Incoming.size() != Bk.Preds.size()) {
           fail(F.Loc, fmt::format("phi in block {} has {} incoming values for {} predecessors", B,
                                   P.Incoming.size(), Bk.Preds.size()));
@@ -148,14 +150,29 @@ private:
   void checkSymbol(const SymbolRef &S, SourceLoc L) {
     size_t Limit = 0;
     switch (S.K) {
-    case SymbolRef::Global: Limit = M.Globals.size(); break;
-    case SymbolRef::Function: Limit = M.Functions.size(); break;
-    case SymbolRef::Local: Limit = F.Locals.size(); break;
-    case SymbolRef::Param: Limit = F.Params.size() + F.Returns.size(); break;
-    case SymbolRef::Label: Limit = F.Blocks.size(); break;
-    case SymbolRef::BranchTable: Limit = F.Tables.size(); break;
-    case SymbolRef::Prototype: Limit = F.Prototypes.size(); break;
-    case SymbolRef::Unresolved: break;
+    case SymbolRef::Global:
+      Limit = M.Globals.size();
+      break;
+    case SymbolRef::Function:
+      Limit = M.Functions.size();
+      break;
+    case SymbolRef::Local:
+      Limit = F.Locals.size();
+      break;
+    case SymbolRef::Param:
+      Limit = F.Params.size() + F.Returns.size();
+      break;
+    case SymbolRef::Label:
+      Limit = F.Blocks.size();
+      break;
+    case SymbolRef::BranchTable:
+      Limit = F.Tables.size();
+      break;
+    case SymbolRef::Prototype:
+      Limit = F.Prototypes.size();
+      break;
+    case SymbolRef::Unresolved:
+      break;
     }
     if (S.Index >= Limit)
       fail(L, "symbol reference out of range");

@@ -58,9 +58,15 @@ TEST_CASE("random garbage and mutated modules never crash", "[bad-input]") {
     for (int E = 0; E < Edits; ++E) {
       size_t At = Rng() % T.size();
       switch (Rng() % 3) {
-      case 0: T[At] = static_cast<char>(Rng()); break;
-      case 1: T.erase(At, Rng() % 16); break;
-      default: T.insert(At, 1, "{}[]();,.%@!_"[Rng() % 13]); break;
+      case 0:
+        T[At] = static_cast<char>(Rng());
+        break;
+      case 1:
+        T.erase(At, Rng() % 16);
+        break;
+      default:
+        T.insert(At, 1, "{}[]();,.%@!_"[Rng() % 13]);
+        break;
       }
     }
     (void)read(T);

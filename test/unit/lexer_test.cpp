@@ -34,18 +34,18 @@ Lexed lex(const std::string &Text, PtxLexer::Mode M = PtxLexer::Mode::Body) {
 TEST_CASE("an instruction is one opcode token and few operand tokens", "[lexer]") {
   auto L = lex("{ @!%p1 ld.global.nc.L1::evict_last.v4.f32 {%f1, _, %f3, %f4}, [%rd2+-16]; }");
   REQUIRE_FALSE(L.Error);
-  std::vector<size_t> Want = {P::BLOCK_OPEN, P::GUARD,      P::OPCODE,   P::LBRACE,   P::REGISTER,
-                              P::COMMA,      P::UNDERSCORE, P::COMMA,    P::REGISTER, P::COMMA,
-                              P::REGISTER,   P::RBRACE,     P::COMMA,    P::LBRACK,   P::REGISTER,
-                              P::PLUS,       P::MINUS,      P::INT,      P::RBRACK,   P::SEMI,
-                              P::BLOCK_CLOSE};
+  std::vector<size_t> Want = {
+      P::BLOCK_OPEN, P::GUARD,    P::OPCODE, P::LBRACE,   P::REGISTER, P::COMMA, P::UNDERSCORE,
+      P::COMMA,      P::REGISTER, P::COMMA,  P::REGISTER, P::RBRACE,   P::COMMA, P::LBRACK,
+      P::REGISTER,   P::PLUS,     P::MINUS,  P::INT,      P::RBRACK,   P::SEMI,  P::BLOCK_CLOSE};
   CHECK(L.Types == Want);
   CHECK(L.Texts[1] == "@!%p1");
   CHECK(L.Texts[2] == "ld.global.nc.L1::evict_last.v4.f32");
 }
 
 TEST_CASE("labels, call prototypes and special registers", "[lexer]") {
-  auto L = lex("{ $L__BB0_1: prototype_0 : .callprototype (.param .b32 _) _ (); mov.u32 %r1, %tid.x; }");
+  auto L =
+      lex("{ $L__BB0_1: prototype_0 : .callprototype (.param .b32 _) _ (); mov.u32 %r1, %tid.x; }");
   REQUIRE_FALSE(L.Error);
   CHECK(L.Types[1] == P::LABEL_DEF);
   CHECK(L.Texts[1] == "$L__BB0_1");

@@ -58,7 +58,9 @@ TEST_CASE("module header: version, target, globals, signatures", "[reader]") {
 TEST_CASE("module-level errors fail the read with a location", "[reader]") {
   auto R = read(".version 9.0\n.target sm_90\n.address_size 64\n.global .u32 x\n.global .u32 y;\n");
   REQUIRE(R.Error != "");
-  CHECK(R.Error.find("t.ptx:4:15: error: expected ';' at the end of the statement\n    .global .u32 x") != std::string::npos);
+  CHECK(R.Error.find(
+            "t.ptx:4:15: error: expected ';' at the end of the statement\n    .global .u32 x") !=
+        std::string::npos);
   auto Missing = read(".target sm_90\n");
   CHECK(Missing.Error.find("missing .version directive") != std::string::npos);
   auto Unknown = read(module(".frobnicate 3;\n"));
@@ -93,8 +95,10 @@ TEST_CASE("an error fails only its function", "[reader]") {
   std::string D = diags(*M.Functions[1]);
   CHECK(D.find("t.ptx:15:3: error: in function 'bad': unknown modifier '.foo' for 'add'\n"
                "    add.foo.s32 %r1, %r0, 1;") != std::string::npos);
-  CHECK(D.find("t.ptx:16:3: error: in function 'bad': unknown instruction 'frob'") != std::string::npos);
-  CHECK(D.find("t.ptx:17:16: error: in function 'bad': undeclared register '%r7'") != std::string::npos);
+  CHECK(D.find("t.ptx:16:3: error: in function 'bad': unknown instruction 'frob'") !=
+        std::string::npos);
+  CHECK(D.find("t.ptx:17:16: error: in function 'bad': undeclared register '%r7'") !=
+        std::string::npos);
   REQUIRE(M.Functions[2]->St == Function::State::Failed);
   CHECK(diags(*M.Functions[2]).find("t.ptx:21:16: error: in function 'syntax': unexpected ';'") !=
         std::string::npos);
@@ -102,7 +106,8 @@ TEST_CASE("an error fails only its function", "[reader]") {
 
 TEST_CASE("table checks: types and modifiers per opcode", "[reader]") {
   auto Check = [](const std::string &Inst, const std::string &Want) {
-    auto R = read(module(".func f()\n{\n.reg .b32 %r<3>;\n.reg .pred %p;\n.reg .f32 %f;\n" + Inst + "\n}\n"));
+    auto R = read(
+        module(".func f()\n{\n.reg .b32 %r<3>;\n.reg .pred %p;\n.reg .f32 %f;\n" + Inst + "\n}\n"));
     REQUIRE(R.Error == "");
     INFO(Inst);
     if (Want.empty()) {
@@ -121,7 +126,9 @@ TEST_CASE("table checks: types and modifiers per opcode", "[reader]") {
   Check("mov.u32 5, %r1;", "the destination of 'mov' must be a register");
   Check("@%r1 mov.u32 %r0, %r1;", "guard '%r1' is not a predicate");
   Check("bra $nowhere;", "undefined symbol '$nowhere'");
-  Check("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f, %f, %f, %f}, {%r0, %r1}, {%r2}, {%f, %f, %f, %f};", "");
+  Check("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f, %f, %f, %f}, {%r0, %r1}, {%r2}, "
+        "{%f, %f, %f, %f};",
+        "");
 }
 
 TEST_CASE("SSA: loops get phis, predicated writes keep a prior value", "[ssa]") {

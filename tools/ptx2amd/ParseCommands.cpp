@@ -14,7 +14,8 @@ namespace ptx2amd::tool {
 namespace {
 
 llvm::Expected<std::shared_ptr<const SourceText>> loadSource(const std::string &Path) {
-  auto Buf = llvm::MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  auto Buf =
+      llvm::MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!Buf)
     return llvm::createStringError(Buf.getError(), "cannot read '%s': %s", Path.c_str(),
                                    Buf.getError().message().c_str());

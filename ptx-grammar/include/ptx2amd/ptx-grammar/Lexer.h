@@ -38,14 +38,16 @@ struct LexError {
 
 /// Turns a range of PTX text into tokens of PtxParser's vocabulary.
 ///
-/// In Module mode every function body `{...}` at the top level becomes one BODY token, so the module
-/// header parses without touching instructions; Body mode lexes one such range for `functionBody`.
-/// An OPCODE token is the whole dotted instruction name (`ld.global.nc.v4.f32`), a GUARD token is
+/// In Module mode every function body `{...}` at the top level becomes one BODY token, so the
+/// module header parses without touching instructions; Body mode lexes one such range for
+/// `functionBody`. An OPCODE token is the whole dotted instruction name (`ld.global.nc.v4.f32`), a
+/// GUARD token is
 /// `@%p` / `@!%p`, and a flat list of numbers after `=` is one INIT_LIST token.
 class PtxLexer : public antlr4::TokenSource {
 public:
   enum class Mode { Module, Body };
-  /// Deeper nesting of braces, brackets or parentheses is an error (it would recurse in the parser).
+  /// Deeper nesting of braces, brackets or parentheses is an error (it would recurse in the
+  /// parser).
   static constexpr unsigned MaxNesting = 256;
 
   PtxLexer(ByteCharStream &Stream, std::string_view Whole, TextRange Range, Mode M);
@@ -91,7 +93,8 @@ inline std::string_view tokenText(std::string_view Whole, const antlr4::Token *T
   return Whole.substr(T->getStartIndex(), T->getStopIndex() + 1 - T->getStartIndex());
 }
 inline SourceLoc tokenLoc(const antlr4::Token *T) {
-  return {static_cast<uint32_t>(T->getLine()), static_cast<uint32_t>(T->getCharPositionInLine() + 1)};
+  return {static_cast<uint32_t>(T->getLine()),
+          static_cast<uint32_t>(T->getCharPositionInLine() + 1)};
 }
 
 } // namespace ptx2amd::grammar

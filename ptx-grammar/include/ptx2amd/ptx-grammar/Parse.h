@@ -19,9 +19,9 @@ struct SyntaxError {
 /// the tree lives exactly as long as this object.
 template <typename Context> class Parse {
 public:
-  Context *Tree = nullptr;            ///< null when Error is set
-  std::optional<SyntaxError> Error;   ///< the first lexical or syntax error
-  bool NeededFullLL = false;          ///< SLL prediction failed and the range was parsed again with LL
+  Context *Tree = nullptr;          ///< null when Error is set
+  std::optional<SyntaxError> Error; ///< the first lexical or syntax error
+  bool NeededFullLL = false; ///< SLL prediction failed and the range was parsed again with LL
 
   Parse(std::shared_ptr<const SourceText> Source, TextRange Range, PtxLexer::Mode M);
   ~Parse();

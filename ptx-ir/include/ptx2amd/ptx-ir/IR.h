@@ -44,8 +44,24 @@ struct Modifier {
 std::string modifierSpelling(Modifier M);
 
 enum class Family : uint8_t {
-  IntArith, FloatArith, Compare, Logic, Data, Convert, Memory, Async, Tensor, Texture, Surface,
-  Control, Sync, Atomic, Warp, Video, Misc, Unknown
+  IntArith,
+  FloatArith,
+  Compare,
+  Logic,
+  Data,
+  Convert,
+  Memory,
+  Async,
+  Tensor,
+  Texture,
+  Surface,
+  Control,
+  Sync,
+  Atomic,
+  Warp,
+  Video,
+  Misc,
+  Unknown
 };
 std::string_view familyName(Family F);
 
@@ -77,10 +93,41 @@ enum class Linkage : uint8_t { Internal, Visible, Extern, Weak, Common };
 std::string_view linkageName(Linkage L);
 
 enum class SpecialReg : uint8_t {
-  Tid, Ntid, Ctaid, Nctaid, Laneid, Warpid, Nwarpid, Smid, Nsmid, Gridid, LanemaskEq, LanemaskLe,
-  LanemaskLt, LanemaskGe, LanemaskGt, Clock, ClockHi, Clock64, Globaltimer, GlobaltimerLo, GlobaltimerHi,
-  DynamicSmemSize, TotalSmemSize, AggrSmemSize, Envreg, Pm, Pm64, ClusterId, Nclusterid,
-  ClusterCtaid, ClusterNctaid, ClusterCtarank, ClusterNctarank, IsExplicitCluster, ReservedSmem,
+  Tid,
+  Ntid,
+  Ctaid,
+  Nctaid,
+  Laneid,
+  Warpid,
+  Nwarpid,
+  Smid,
+  Nsmid,
+  Gridid,
+  LanemaskEq,
+  LanemaskLe,
+  LanemaskLt,
+  LanemaskGe,
+  LanemaskGt,
+  Clock,
+  ClockHi,
+  Clock64,
+  Globaltimer,
+  GlobaltimerLo,
+  GlobaltimerHi,
+  DynamicSmemSize,
+  TotalSmemSize,
+  AggrSmemSize,
+  Envreg,
+  Pm,
+  Pm64,
+  ClusterId,
+  Nclusterid,
+  ClusterCtaid,
+  ClusterNctaid,
+  ClusterCtarank,
+  ClusterNctarank,
+  IsExplicitCluster,
+  ReservedSmem,
   CurrentGraphExec,
   WarpSz, ///< the WARP_SZ constant (32 on every target, see DESIGN.md)
 };
@@ -94,7 +141,8 @@ constexpr uint32_t None = ~0u;
 struct SymbolRef {
   enum Kind : uint8_t { Global, Function, Local, Param, Label, BranchTable, Prototype, Unresolved };
   Kind K = Unresolved;
-  uint32_t Index = None; ///< into Module::Globals/Functions, Function::Locals/Params(+Returns)/Blocks/...
+  uint32_t Index =
+      None; ///< into Module::Globals/Functions, Function::Locals/Params(+Returns)/Blocks/...
 };
 
 struct Operand {
@@ -103,7 +151,8 @@ struct Operand {
     Imm,     ///< integer immediate
     FImm,    ///< float immediate: raw IEEE bits, FBits wide (32 or 64)
     Symbol,  ///< symbol address (+ Offset)
-    Address, ///< `[base + Offset]`: base a Value, a Symbol or nothing; Elements: extra tex/surf operands
+    Address, ///< `[base + Offset]`: base a Value, a Symbol or nothing; Elements: extra tex/surf
+             ///< operands
     Vector,  ///< `{a, b, ...}`
     List,    ///< `(a, b, ...)`: call return values and arguments
     Special, ///< special register, Component 0..3 for .x/.y/.z/.w (or the %envreg number)
@@ -118,11 +167,11 @@ struct Operand {
   /// Value: video byte/half selector (`%r1.b0`, `.h10`, `.b3210`): 0 = none, else bit 15 set for
   /// halves, bits 12-14 the digit count, bits 0-11 the digits (3 bits each, first digit highest).
   uint16_t Select = 0;
-  bool Unified = false;  ///< Address: `[a].unified`
+  bool Unified = false; ///< Address: `[a].unified`
   ValueId V = None;
   SymbolRef Sym;
   SpecialReg SReg = SpecialReg::Tid;
-  int64_t Offset = 0;  ///< Imm value, FImm bits, or address/symbol offset
+  int64_t Offset = 0; ///< Imm value, FImm bits, or address/symbol offset
   std::vector<Operand> Elements;
 
   bool hasValueBase() const { return K == Address && V != None; }
@@ -140,8 +189,8 @@ struct Instruction {
   bool GuardNegated = false;
   uint8_t NumDefs = 0; ///< the first NumDefs operands are written (vectors and '|' pairs included)
   llvm::SmallVector<Operand, 4> Operands;
-  /// For a guarded instruction: for each value it defines (in operand order), the value the register
-  /// held before; the register keeps it when the guard is false.
+  /// For a guarded instruction: for each value it defines (in operand order), the value the
+  /// register held before; the register keeps it when the guard is false.
   llvm::SmallVector<ValueId, 1> Prior;
   SourceLoc Loc;
   uint32_t TextOffset = 0, TextSize = 0; ///< the statement's PTX text in the module source
@@ -191,12 +240,12 @@ struct ValueInfo {
 struct Initializer {
   enum Kind : uint8_t { None, Data, Int, Float, Symbol, List, Named };
   Kind K = None;
-  std::vector<uint8_t> Bytes;  ///< Data: flat numeric list packed in element width
+  std::vector<uint8_t> Bytes; ///< Data: flat numeric list packed in element width
   unsigned ElemBytes = 0;
-  int64_t Value = 0;           ///< Int value, Float bits, Symbol offset
-  std::string Name;            ///< Symbol name, Named key
-  std::string Wrapper;         ///< "generic" around a symbol, or Named value
-  uint64_t Mask = 0;           ///< Symbol: `0xFF00(sym)` takes the masked bits of the address
+  int64_t Value = 0;   ///< Int value, Float bits, Symbol offset
+  std::string Name;    ///< Symbol name, Named key
+  std::string Wrapper; ///< "generic" around a symbol, or Named value
+  uint64_t Mask = 0;   ///< Symbol: `0xFF00(sym)` takes the masked bits of the address
   std::vector<Initializer> Elements;
 };
 
@@ -207,11 +256,11 @@ struct Variable {
   Linkage Link = Linkage::Internal;
   Type Ty = Type::B8;
   uint8_t VecWidth = 0;
-  uint32_t Align = 0; ///< 0 = natural
+  uint32_t Align = 0;                  ///< 0 = natural
   llvm::SmallVector<uint64_t, 1> Dims; ///< 0 = unsized (`[]`)
   bool Managed = false, Unified = false;
   uint64_t UnifiedId[2] = {0, 0}; ///< `.attribute(.unified(uuid1, uuid2))`
-  bool IsPtr = false; ///< kernel .param .ptr
+  bool IsPtr = false;             ///< kernel .param .ptr
   Space PtrSpace = Space::Generic;
   uint32_t PtrAlign = 0;
   Initializer Init;
@@ -226,7 +275,7 @@ struct Diagnostic {
   SourceLoc Loc;
   std::string Function; ///< empty at module level
   std::string Message;
-  std::string Text;     ///< the offending PTX text, if any
+  std::string Text; ///< the offending PTX text, if any
   std::string str() const;
 };
 
@@ -257,7 +306,7 @@ struct Function {
   bool NoReturn = false, ExplicitCluster = false, BlocksAreClusters = false;
   uint32_t AbiPreserve = None, AbiPreserveControl = None; ///< `.abi_preserve N` etc., None = absent
   bool Unified = false;
-  uint64_t UnifiedId[2] = {0, 0}; ///< `.attribute(.unified(uuid1, uuid2))` on a function
+  uint64_t UnifiedId[2] = {0, 0};   ///< `.attribute(.unified(uuid1, uuid2))` on a function
   std::vector<std::string> Pragmas; ///< `.pragma` in the function header
 
   State St = State::Declared;

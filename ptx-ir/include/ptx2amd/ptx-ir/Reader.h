@@ -24,9 +24,9 @@ struct ReadOptions {
   bool Verify = true;   ///< run the verifier on each built function
 };
 
-/// Reads a PTX module. A module-level error (bad header, syntax error outside bodies) is returned as
-/// a DiagnosticError; an error inside a function body fails only that function (State::Failed with
-/// its diagnostics) and the rest of the module is built.
+/// Reads a PTX module. A module-level error (bad header, syntax error outside bodies) is returned
+/// as a DiagnosticError; an error inside a function body fails only that function (State::Failed
+/// with its diagnostics) and the rest of the module is built.
 llvm::Expected<std::unique_ptr<Module>> readModule(std::shared_ptr<const SourceText> Source,
                                                    const ReadOptions &Opts = {});
 
