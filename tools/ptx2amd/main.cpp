@@ -19,10 +19,8 @@ struct Command {
 const Command Commands[] = {
     {"parse", runParse, "parse PTX files, build and verify their IR, report diagnostics"},
     {"dump-ir", runDumpIR, "print the SSA IR (or, with --ptx, PTX again) of a PTX file"},
-#ifdef PTX2AMD_HAVE_FATBIN
     {"list", runList, "list the entries of CUDA binaries, fatbins and cubins"},
     {"extract", runExtract, "write the PTX and cubin entries of a CUDA binary to a folder"},
-#endif
 };
 
 void usage(FILE *Out) {
