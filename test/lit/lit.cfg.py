@@ -10,3 +10,7 @@ config.substitutions.append(("%ptx2amd", config.ptx2amd_bin_dir + "/ptx2amd"))
 config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("%not", config.not_tool))
 config.substitutions.append(("%inputs", config.source_root + "/Inputs"))
+config.substitutions.append(("%cuda_bins", config.fatbin_bins))
+import os
+if os.path.exists(os.path.join(config.fatbin_bins, "k_multi")):
+    config.available_features.add("nvcc-binaries")

@@ -1,6 +1,7 @@
 // `ptx2amd parse` and `ptx2amd dump-ir`.
 #include "Commands.h"
 
+#include "ptx2amd/fatbin/AllPtx.h"
 #include "ptx2amd/ptx-ir/Printer.h"
 #include "ptx2amd/ptx-ir/Reader.h"
 
@@ -13,14 +14,16 @@
 namespace ptx2amd::tool {
 namespace {
 
-llvm::Expected<std::shared_ptr<const SourceText>> loadSource(const std::string &Path) {
-  auto Buf =
-      llvm::MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!Buf)
-    return llvm::createStringError(Buf.getError(), "cannot read '%s': %s", Path.c_str(),
-                                   Buf.getError().message().c_str());
-  return std::make_shared<const SourceText>(Path == "-" ? "<stdin>" : Path,
-                                            std::string((*Buf)->getBuffer()));
+/// The PTX modules of a file: the file itself when it is PTX text, or every PTX entry of a CUDA
+/// binary.
+llvm::Expected<std::vector<std::shared_ptr<const SourceText>>> loadSources(const std::string &Path) {
+  auto Texts = fatbin::readAllPtx(Path);
+  if (!Texts)
+    return Texts.takeError();
+  std::vector<std::shared_ptr<const SourceText>> Out;
+  for (auto &T : *Texts)
+    Out.push_back(std::make_shared<const SourceText>(std::move(T.Name), std::move(T.Text)));
+  return Out;
 }
 
 bool parseUnsigned(const std::string &S, unsigned &Out) {
@@ -33,7 +36,8 @@ bool parseUnsigned(const std::string &S, unsigned &Out) {
 const char ParseHelp[] =
     R"(usage: ptx2amd parse [options] FILE...
 
-Parses each PTX file (or '-' for standard input), builds its SSA IR and verifies it. Prints every
+Parses each PTX file (or '-' for standard input; or every PTX entry of a CUDA binary, fatbin or
+cubin), builds its SSA IR and verifies it. Prints every
 diagnostic as file:line:column: error: in function 'f': message. A function with an error fails
 alone; the rest of its module is still built.
 
@@ -49,7 +53,7 @@ exit status: 0 when every file and function built cleanly, 1 otherwise, 2 on usa
 const char DumpHelp[] =
     R"(usage: ptx2amd dump-ir [options] FILE
 
-Prints the IR of a PTX file (or '-' for standard input).
+Prints the IR of a PTX file (or '-' for standard input), or of every PTX entry of a CUDA binary.
 
 options:
   --ptx             print PTX text again instead of the SSA form
@@ -60,6 +64,42 @@ exit status: 0 when everything built, 1 when the module or a function failed, 2 
 )";
 
 } // namespace
+
+/// Reads and builds one module and reports on it; returns 1 when anything failed.
+int parseOne(const std::shared_ptr<const SourceText> &Src, const ir::ReadOptions &Opts, bool Stats,
+             bool Quiet) {
+  const std::string &Name = Src->name();
+  auto T0 = std::chrono::steady_clock::now();
+  auto M = ir::readModule(Src, Opts);
+  double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - T0).count();
+  if (!M) {
+    llvm::errs() << llvm::toString(M.takeError()) << "\n";
+    return 1;
+  }
+  size_t Kernels = 0, Funcs = 0, Failed = 0, Blocks = 0, Insts = 0;
+  for (const auto &F : (*M)->Functions) {
+    if (!F->isDefinition())
+      continue;
+    (F->IsKernel ? Kernels : Funcs)++;
+    if (F->St == ir::Function::State::Failed) {
+      ++Failed;
+      for (const ir::Diagnostic &D : F->Diags)
+        llvm::errs() << D.str() << "\n";
+      continue;
+    }
+    Blocks += F->Blocks.size();
+    for (const ir::Block &B : F->Blocks)
+      Insts += B.Insts.size();
+  }
+  if (Stats)
+    llvm::outs() << fmt::format("{}: {} kernels, {} functions, {} failed, {} blocks, {} "
+                                "instructions, {:.1f} ms, {:.1f} MB/s\n",
+                                Name, Kernels, Funcs, Failed, Blocks, Insts, Secs * 1e3,
+                                Src->text().size() / 1e6 / std::max(Secs, 1e-9));
+  else if (!Quiet && !Failed)
+    llvm::outs() << fmt::format("{}: ok ({} kernels, {} functions)\n", Name, Kernels, Funcs);
+  return Failed ? 1 : 0;
+}
 
 int runParse(llvm::ArrayRef<std::string> Args) {
   ir::ReadOptions Opts;
@@ -100,44 +140,16 @@ int runParse(llvm::ArrayRef<std::string> Args) {
   }
   int Status = 0;
   for (const std::string &Path : Files) {
-    auto Src = loadSource(Path);
-    if (!Src) {
-      printError(llvm::toString(Src.takeError()));
+    auto Sources = loadSources(Path);
+    if (!Sources) {
+      printError(llvm::toString(Sources.takeError()));
       Status = 1;
       continue;
     }
-    auto T0 = std::chrono::steady_clock::now();
-    auto M = ir::readModule(*Src, Opts);
-    double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - T0).count();
-    if (!M) {
-      llvm::errs() << llvm::toString(M.takeError()) << "\n";
-      Status = 1;
-      continue;
-    }
-    size_t Kernels = 0, Funcs = 0, Failed = 0, Blocks = 0, Insts = 0;
-    for (const auto &F : (*M)->Functions) {
-      if (!F->isDefinition())
-        continue;
-      (F->IsKernel ? Kernels : Funcs)++;
-      if (F->St == ir::Function::State::Failed) {
-        ++Failed;
-        for (const ir::Diagnostic &D : F->Diags)
-          llvm::errs() << D.str() << "\n";
-        continue;
-      }
-      Blocks += F->Blocks.size();
-      for (const ir::Block &B : F->Blocks)
-        Insts += B.Insts.size();
-    }
-    if (Failed)
-      Status = 1;
-    if (Stats)
-      llvm::outs() << fmt::format("{}: {} kernels, {} functions, {} failed, {} blocks, {} "
-                                  "instructions, {:.1f} ms, {:.1f} MB/s\n",
-                                  Path, Kernels, Funcs, Failed, Blocks, Insts, Secs * 1e3,
-                                  (*Src)->text().size() / 1e6 / std::max(Secs, 1e-9));
-    else if (!Quiet && !Failed)
-      llvm::outs() << fmt::format("{}: ok ({} kernels, {} functions)\n", Path, Kernels, Funcs);
+    if (Sources->empty() && !Quiet)
+      llvm::outs() << fmt::format("{}: no PTX\n", Path);
+    for (const auto &Src : *Sources)
+      Status |= parseOne(Src, Opts, Stats, Quiet);
   }
   return Status;
 }
@@ -172,16 +184,13 @@ int runDumpIR(llvm::ArrayRef<std::string> Args) {
     printError("no input file (see 'ptx2amd dump-ir --help')");
     return 2;
   }
-  auto Src = loadSource(File);
-  if (!Src) {
-    printError(llvm::toString(Src.takeError()));
+  auto Sources = loadSources(File);
+  if (!Sources) {
+    printError(llvm::toString(Sources.takeError()));
     return 1;
   }
-  ir::ReadOptions Opts;
-  Opts.Lazy = !Only.empty();
-  auto M = ir::readModule(*Src, Opts);
-  if (!M) {
-    llvm::errs() << llvm::toString(M.takeError()) << "\n";
+  if (Sources->empty()) {
+    printError(fmt::format("'{}' holds no PTX", File));
     return 1;
   }
   std::error_code EC;
@@ -191,25 +200,39 @@ int runDumpIR(llvm::ArrayRef<std::string> Args) {
     return 1;
   }
   int Status = 0;
-  if (!Only.empty()) {
-    ir::Function *F = (*M)->function(Only);
-    if (!F) {
-      printError(fmt::format("no function named '{}' in '{}'", Only, File));
-      return 1;
-    }
-    ir::buildFunction(**M, *F);
-    ir::printFunction(OS, **M, *F, Mode);
-    if (F->St == ir::Function::State::Failed)
+  bool Found = Only.empty();
+  for (const auto &Src : *Sources) {
+    ir::ReadOptions Opts;
+    Opts.Lazy = !Only.empty();
+    auto M = ir::readModule(Src, Opts);
+    if (!M) {
+      llvm::errs() << llvm::toString(M.takeError()) << "\n";
       Status = 1;
-  } else {
+      continue;
+    }
+    if (!Only.empty()) {
+      ir::Function *F = (*M)->function(Only);
+      if (!F)
+        continue;
+      Found = true;
+      ir::buildFunction(**M, *F);
+      ir::printFunction(OS, **M, *F, Mode);
+      for (const ir::Diagnostic &D : F->Diags)
+        llvm::errs() << D.str() << "\n";
+      Status |= F->St == ir::Function::State::Failed;
+      continue;
+    }
     ir::printModule(OS, **M, Mode);
-    for (const auto &F : (*M)->Functions)
-      if (F->St == ir::Function::State::Failed)
-        Status = 1;
+    for (const auto &F : (*M)->Functions) {
+      Status |= F->St == ir::Function::State::Failed;
+      for (const ir::Diagnostic &D : F->Diags)
+        llvm::errs() << D.str() << "\n";
+    }
   }
-  for (const auto &F : (*M)->Functions)
-    for (const ir::Diagnostic &D : F->Diags)
-      llvm::errs() << D.str() << "\n";
+  if (!Found) {
+    printError(fmt::format("no function named '{}' in '{}'", Only, File));
+    return 1;
+  }
   return Status;
 }
 
