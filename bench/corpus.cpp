@@ -1,6 +1,7 @@
 // bench-corpus: every PTX entry that the CUDA toolkit's own libraries carry, found with the fatbin
 // reader, decompressed, parsed and built into IR. Prints one figure per line.
 // Usage: bench-corpus [-j N] [--limit N] [DIR_OR_FILE...]   (default: <toolkit>/lib64)
+#include "ptx2amd/fatbin/AllPtx.h"
 #include "ptx2amd/fatbin/Fatbin.h"
 #include "ptx2amd/ptx-ir/Reader.h"
 
@@ -25,37 +26,6 @@ using namespace ptx2amd;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-/// The toolkit's lib64: next to the real nvcc binary, or where `nvcc --dryrun` says it runs from.
-std::string findToolkitLibDir() {
-  if (const char *Env = std::getenv("CUDA_PATH"))
-    return std::string(Env) + "/lib64";
-  auto Nvcc = llvm::sys::findProgramByName("nvcc");
-  if (!Nvcc)
-    return "/usr/local/cuda/lib64";
-  llvm::SmallString<256> Real;
-  if (!llvm::sys::fs::real_path(*Nvcc, Real)) {
-    std::string Lib = (llvm::sys::path::parent_path(llvm::sys::path::parent_path(Real)) + "/lib64").str();
-    if (llvm::sys::fs::exists(Lib + "/libcudart.so"))
-      return Lib;
-  }
-  // A wrapper script: ask nvcc where it lives (it prints `_HERE_=<bin dir>`).
-  std::string Out = "/tmp/bench-corpus-nvcc-" + std::to_string(getpid());
-  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, llvm::StringRef(Out), llvm::StringRef(Out)};
-  llvm::sys::ExecuteAndWait(*Nvcc, {*Nvcc, "--dryrun", "-x", "cu", "-ptx", "/dev/null", "-o", "/dev/null"},
-                            std::nullopt, Redirects);
-  std::string Dir = "/usr/local/cuda/lib64";
-  if (auto Buf = llvm::MemoryBuffer::getFile(Out)) {
-    llvm::StringRef Text = (*Buf)->getBuffer();
-    size_t At = Text.find("_HERE_=");
-    if (At != llvm::StringRef::npos) {
-      llvm::StringRef Here = Text.substr(At + 7).split('\n').first.trim();
-      Dir = (llvm::sys::path::parent_path(Here) + "/lib64").str();
-    }
-  }
-  llvm::sys::fs::remove(Out);
-  return Dir;
-}
 
 /// Shared libraries of a folder, each file once (symlinks to the same file are skipped).
 std::vector<std::string> listLibraries(const std::string &Dir) {
@@ -145,7 +115,7 @@ int main(int argc, char **argv) {
     }
   }
   if (Inputs.empty())
-    Inputs.push_back(findToolkitLibDir());
+    Inputs.push_back(fatbin::cudaToolkitLibDir());
   std::vector<std::string> Files;
   for (const std::string &In : Inputs) {
     if (llvm::sys::fs::is_directory(In)) {

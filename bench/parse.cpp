@@ -1,5 +1,8 @@
 // bench-parse: parse + IR throughput of the PTX front end, on one core and on all cores.
-// Usage: bench-parse [--repeat N] FILE.ptx...   Each file is one module. Prints one figure a line.
+// Usage: bench-parse [--repeat N] [FILE...]   Each PTX file, and each PTX entry of a CUDA binary, is
+// one module; the default input is every PTX module of the toolkit's libcurand. Prints one figure
+// a line.
+#include "ptx2amd/fatbin/AllPtx.h"
 #include "ptx2amd/ptx-ir/Reader.h"
 
 #include <fmt/format.h>
@@ -58,6 +61,7 @@ long peakRssKiB() {
 int main(int argc, char **argv) {
   unsigned Repeat = 1;
   std::vector<std::shared_ptr<const SourceText>> Sources;
+  std::vector<std::string> Files;
   uint64_t Bytes = 0;
   for (int K = 1; K < argc; ++K) {
     std::string A = argv[K];
@@ -65,17 +69,27 @@ int main(int argc, char **argv) {
       Repeat = std::max(1, std::atoi(argv[++K]));
       continue;
     }
-    auto Buf = llvm::MemoryBuffer::getFile(A, false, false);
-    if (!Buf) {
-      std::fprintf(stderr, "bench-parse: cannot read %s\n", A.c_str());
+    Files.push_back(A);
+  }
+  if (Files.empty()) {
+    std::string Curand = fatbin::cudaToolkitLibDir() + "/libcurand.so";
+    std::printf("input: %s\n", Curand.c_str());
+    Files.push_back(Curand);
+  }
+  for (const std::string &File : Files) {
+    auto Texts = fatbin::readAllPtx(File);
+    if (!Texts) {
+      std::fprintf(stderr, "bench-parse: %s\n", llvm::toString(Texts.takeError()).c_str());
       return 1;
     }
-    Sources.push_back(std::make_shared<const SourceText>(A, std::string((*Buf)->getBuffer())));
-    Bytes += Sources.back()->text().size();
+    for (auto &T : *Texts) {
+      Bytes += T.Text.size();
+      Sources.push_back(std::make_shared<const SourceText>(std::move(T.Name), std::move(T.Text)));
+    }
   }
   if (Sources.empty()) {
-    std::fprintf(stderr, "usage: bench-parse [--repeat N] FILE.ptx...\n");
-    return 2;
+    std::fprintf(stderr, "bench-parse: no PTX in the input\n");
+    return 1;
   }
   long RssBefore = peakRssKiB();
   Totals T1;
