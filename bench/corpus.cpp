@@ -36,7 +36,8 @@ std::vector<std::string> listLibraries(const std::string &Dir) {
     if (!Name.starts_with("lib") || !Name.contains(".so"))
       continue;
     llvm::sys::fs::file_status St;
-    if (llvm::sys::fs::status(It->path(), St, /*follow=*/false) || St.type() != llvm::sys::fs::file_type::regular_file)
+    if (llvm::sys::fs::status(It->path(), St, /*follow=*/false) ||
+        St.type() != llvm::sys::fs::file_type::regular_file)
       continue;
     Out.push_back(It->path());
   }
@@ -107,8 +108,9 @@ int main(int argc, char **argv) {
       else
         Limit = std::stoull(argv[++K]);
     } else if (A == "-h" || A == "--help") {
-      std::printf("usage: bench-corpus [-j N] [--limit N] [DIR_OR_FILE...]\n"
-                  "Parses every PTX entry of the given CUDA binaries (default: the toolkit's lib64).\n");
+      std::printf(
+          "usage: bench-corpus [-j N] [--limit N] [DIR_OR_FILE...]\n"
+          "Parses every PTX entry of the given CUDA binaries (default: the toolkit's lib64).\n");
       return 0;
     } else {
       Inputs.push_back(A);
@@ -196,7 +198,8 @@ int main(int argc, char **argv) {
               (unsigned long long)S.Functions.load(), (unsigned long long)S.ReadErrors.load());
   std::printf("instructions built: %llu\n", (unsigned long long)S.Instructions.load());
   std::printf("PTX decompressed: %.1f MB\n", S.PtxBytes / 1e6);
-  std::printf("parse+IR throughput, per core: %.2f MB/s\n", S.PtxBytes / 1e6 / std::max(ParseSecs, 1e-9));
+  std::printf("parse+IR throughput, per core: %.2f MB/s\n",
+              S.PtxBytes / 1e6 / std::max(ParseSecs, 1e-9));
   std::printf("wall time, %u threads: %.1f s (%.2f MB/s)\n", N, Secs, S.PtxBytes / 1e6 / Secs);
   std::printf("peak RSS: %ld MB\n", peakRssMiB());
   for (const std::string &F : S.FirstFailures)

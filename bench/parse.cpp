@@ -1,7 +1,7 @@
 // bench-parse: parse + IR throughput of the PTX front end, on one core and on all cores.
-// Usage: bench-parse [--repeat N] [FILE...]   Each PTX file, and each PTX entry of a CUDA binary, is
-// one module; the default input is every PTX module of the toolkit's libcurand. Prints one figure
-// a line.
+// Usage: bench-parse [--repeat N] [FILE...]   Each PTX file, and each PTX entry of a CUDA binary,
+// is one module; the default input is every PTX module of the toolkit's libcurand. Prints one
+// figure a line.
 #include "ptx2amd/fatbin/AllPtx.h"
 #include "ptx2amd/ptx-ir/Reader.h"
 

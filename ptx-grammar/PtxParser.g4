@@ -75,7 +75,7 @@ pragma : PRAGMA STRING (COMMA STRING)* SEMI ;
 functionBody : BLOCK_OPEN statement* BLOCK_CLOSE EOF ;
 
 statement
-  : instruction
+  : GUARD? OPCODE (operand ((COMMA | PIPE) operand)*)? SEMI // an instruction
   | LABEL_DEF labeledDirective?
   | variableDecl SEMI
   | BLOCK_OPEN statement* BLOCK_CLOSE
@@ -92,25 +92,28 @@ labeledDirective
   | CALLTARGETS IDENT (COMMA IDENT)* SEMI
   ;
 
-instruction : GUARD? OPCODE (operand ((COMMA | PIPE) operand)*)? SEMI ;
-
+// Expressions are flat sequences of prefix operators, atoms and binary operators, written inline
+// (no sub-rules for the common atoms) so that a simple operand costs one parse-tree node; the IR
+// builder applies precedence. Prefix: - + ~ !  Binary: + - * / % << >> & ^
 // A parenthesised list is tried before an expression so that `(retval0)` is a list; `(1 << 4) + 2`
 // is an expression because of what follows the ')'.
 operand
   : LPAREN (operand (COMMA operand)*)? RPAREN
-  | expr
+  | (MINUS | PLUS | TILDE | BANG)*
+    (REGISTER | FLOAT | INT atomSuffix? | IDENT atomSuffix? | LPAREN expr RPAREN)
+    ((PLUS | MINUS | STAR | SLASH | PERCENT | SHL | SHR | AMP | CARET) (MINUS | PLUS | TILDE | BANG)*
+     (REGISTER | FLOAT | INT atomSuffix? | IDENT atomSuffix? | LPAREN expr RPAREN))*
   | LBRACE (operand (COMMA operand)*)? RBRACE
   | LBRACK expr (COMMA operand)* RBRACK DOTNAME?
   | UNDERSCORE
   ;
 
-// A flat sequence of atoms, prefix and binary operators; the IR builder applies precedence.
-expr : prefixOp* atom (binaryOp prefixOp* atom)* ;
-atom
-  : REGISTER | FLOAT
-  | INT (LPAREN expr RPAREN)?   // `0xFF00(sym)`: a byte of an address, in initializers
-  | IDENT (LPAREN expr (COMMA expr)* RPAREN | LBRACK INT RBRACK)?
-  | LPAREN expr RPAREN
+expr
+  : (MINUS | PLUS | TILDE | BANG)*
+    (REGISTER | FLOAT | INT atomSuffix? | IDENT atomSuffix? | LPAREN expr RPAREN)
+    ((PLUS | MINUS | STAR | SLASH | PERCENT | SHL | SHR | AMP | CARET) (MINUS | PLUS | TILDE | BANG)*
+     (REGISTER | FLOAT | INT atomSuffix? | IDENT atomSuffix? | LPAREN expr RPAREN))*
   ;
-prefixOp : MINUS | PLUS | TILDE | BANG ;
-binaryOp : PLUS | MINUS | STAR | SLASH | PERCENT | SHL | SHR | AMP | CARET ;
+
+// `generic(sym)`, `0xFF00(sym)` (initializers) and `sym[5]` (the address of an array element).
+atomSuffix : LPAREN expr (COMMA expr)* RPAREN | LBRACK INT RBRACK ;

@@ -2,7 +2,12 @@
 
 #include "ptx2amd/fatbin/Fatbin.h"
 
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/Program.h>
+
+#include <unistd.h>
 
 namespace ptx2amd::fatbin {
 
@@ -15,6 +20,40 @@ bool looksBinary(llvm::StringRef Bytes) {
          Bytes.starts_with("\x50\xed\x55\xba") || Bytes.starts_with("\xb1\x43\x62\x46");
 }
 } // namespace
+
+/// The toolkit's lib64: next to the real nvcc binary, or where `nvcc --dryrun` says it runs from.
+std::string cudaToolkitLibDir() {
+  if (const char *Env = std::getenv("CUDA_PATH"))
+    return std::string(Env) + "/lib64";
+  auto Nvcc = llvm::sys::findProgramByName("nvcc");
+  if (!Nvcc)
+    return "/usr/local/cuda/lib64";
+  llvm::SmallString<256> Real;
+  if (!llvm::sys::fs::real_path(*Nvcc, Real)) {
+    std::string Lib =
+        (llvm::sys::path::parent_path(llvm::sys::path::parent_path(Real)) + "/lib64").str();
+    if (llvm::sys::fs::exists(Lib + "/libcudart.so"))
+      return Lib;
+  }
+  // A wrapper script: ask nvcc where it lives (it prints `_HERE_=<bin dir>`).
+  std::string Out = "/tmp/bench-corpus-nvcc-" + std::to_string(getpid());
+  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, llvm::StringRef(Out),
+                                                llvm::StringRef(Out)};
+  llvm::sys::ExecuteAndWait(*Nvcc,
+                            {*Nvcc, "--dryrun", "-x", "cu", "-ptx", "/dev/null", "-o", "/dev/null"},
+                            std::nullopt, Redirects);
+  std::string Dir = "/usr/local/cuda/lib64";
+  if (auto Buf = llvm::MemoryBuffer::getFile(Out)) {
+    llvm::StringRef Text = (*Buf)->getBuffer();
+    size_t At = Text.find("_HERE_=");
+    if (At != llvm::StringRef::npos) {
+      llvm::StringRef Here = Text.substr(At + 7).split('\n').first.trim();
+      Dir = (llvm::sys::path::parent_path(Here) + "/lib64").str();
+    }
+  }
+  llvm::sys::fs::remove(Out);
+  return Dir;
+}
 
 llvm::Expected<std::vector<PtxText>> readAllPtx(const std::string &Path) {
   auto Buf = llvm::MemoryBuffer::getFileOrSTDIN(Path, /*IsText=*/false,

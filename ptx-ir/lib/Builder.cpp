@@ -306,88 +306,11 @@ public:
     return V;
   }
 
-  Initializer exprInitializer(PtxParser::ExprContext *E) {
-    Initializer Out;
-    // Forms: number, -number, symbol, symbol+number, generic(symbol)[+number], mask(...)
-    bool Neg = false;
-    for (auto *Pfx : E->prefixOp()) {
-      if (Pfx->MINUS())
-        Neg = !Neg;
-      else if (!Pfx->PLUS())
-        throw BuildError{loc(Pfx), "unsupported operator in initializer"};
-    }
-    auto *A = E->atom(0);
-    if (A->INT() && A->LPAREN()) {
-      // `0xFF00(sym)`, `0xFF(sym+4)`, `0xFF(generic(sym)+4)`
-      if (Neg || E->atom().size() != 1)
-        throw BuildError{loc(A), "unsupported expression around a byte-mask initializer"};
-      Out = exprInitializer(A->expr(0));
-      if (Out.K != Initializer::Symbol)
-        throw BuildError{loc(A), "a byte-mask initializer takes a symbol address"};
-      Out.Mask = static_cast<uint64_t>(parseInt(A->INT()->getSymbol())); // all 64 bits
-      uint64_t M = Out.Mask;
-      unsigned Shift = 0;
-      while (M && !(M & 0xFF))
-        M >>= 8, Shift += 8;
-      if (M != 0xFF || Shift > 56)
-        throw BuildError{loc(A), fmt::format("byte mask 0x{:X} must select one byte", Out.Mask)};
-      return Out;
-    }
-    if (A->INT() && E->atom().size() == 1) {
-      Out.K = Initializer::Int;
-      Out.Value = parseInt(A->INT()->getSymbol());
-      if (Neg)
-        Out.Value = -Out.Value;
-      return Out;
-    }
-    if (A->FLOAT() && E->atom().size() == 1) {
-      Out.K = Initializer::Float;
-      auto [Bits, W] = parseFloat(A->FLOAT()->getSymbol());
-      Out.Value = static_cast<int64_t>(Neg ? Bits ^ (1ull << (W - 1)) : Bits);
-      Out.ElemBytes = W / 8;
-      return Out;
-    }
-    if (A->IDENT() && !Neg) {
-      Out.K = Initializer::Symbol;
-      if (A->LPAREN()) {
-        Out.Wrapper = std::string(text(A->IDENT()));
-        if (Out.Wrapper != "generic")
-          throw BuildError{loc(A), fmt::format("unknown initializer operator '{}'", Out.Wrapper)};
-        auto *Inner = A->expr(0);
-        if (Inner->atom().size() != 1 || !Inner->atom(0)->IDENT())
-          throw BuildError{loc(A), "expected a symbol inside the initializer operator"};
-        Out.Name = std::string(text(Inner->atom(0)->IDENT()));
-      } else {
-        Out.Name = std::string(text(A->IDENT()));
-      }
-      auto Ops = E->binaryOp();
-      for (size_t K = 0; K < Ops.size(); ++K) {
-        auto *Rhs = E->atom(K + 1);
-        if (!Rhs->INT() || (!Ops[K]->PLUS() && !Ops[K]->MINUS()))
-          throw BuildError{loc(Ops[K]), "unsupported symbol offset expression"};
-        int64_t V = parseInt(Rhs->INT()->getSymbol());
-        Out.Value += Ops[K]->PLUS() ? V : -V;
-      }
-      return Out;
-    }
-    // Constant integer expression.
-    Out.K = Initializer::Int;
-    Out.Value = constantExpr(E);
-    return Out;
-  }
-
-  int64_t constantExpr(PtxParser::ExprContext *E) {
-    Linear L = evalExpr(E, nullptr);
-    if (L.hasBase())
-      throw BuildError{loc(E), "expected a constant expression"};
-    return L.C;
-  }
-
-  /// The value of an operand expression: an optional base (register, symbol, special register or
-  /// float) plus a constant.
+  /// The value of an operand expression: an optional base (register, symbol or float) plus a
+  /// constant.
   struct Linear {
     enum BaseKind : uint8_t { NoBase, RegBase, SymBase, FloatBase } B = NoBase;
-    tree::TerminalNode *Node = nullptr;
+    Token *Tok = nullptr; ///< the register or symbol
     bool Negated = false; ///< `!%p` or `-%r`
     size_t NegOp = 0;
     bool Indexed = false; ///< `sym[Index]`: Index elements past the symbol
@@ -398,32 +321,139 @@ public:
     bool hasBase() const { return B != NoBase; }
   };
 
+  /// One element of a flat expression: a prefix or binary operator, an atom token (with its
+  /// optional `(...)`/`[...]` suffix), or a parenthesised sub-expression.
   struct Item {
-    enum Kind { Pre, Atom, Bin } K;
-    size_t Tok;
-    PtxParser::AtomContext *A;
+    enum Kind : uint8_t { Pre, Atom, Paren, Bin } K;
+    size_t Op = 0;
+    Token *Tok = nullptr;
+    PtxParser::AtomSuffixContext *Suffix = nullptr;
+    PtxParser::ExprContext *Inner = nullptr;
   };
 
-  Linear evalExpr(PtxParser::ExprContext *E, std::vector<Item> *Scratch) {
-    std::vector<Item> Local;
-    std::vector<Item> &Items = Scratch ? *Scratch : Local;
-    Items.clear();
-    for (auto *C : E->children) {
-      auto *R = static_cast<ParserRuleContext *>(C); // expr has only rule children
-      switch (R->getRuleIndex()) {
-      case P::RulePrefixOp:
-        Items.push_back({Item::Pre, grammar::symbolOf(R->children[0])->getType(), nullptr});
+  /// Splits children [Begin, End) of an expression-shaped node (expr, or operand's expression
+  /// alternative) into items.
+  static void itemize(ParserRuleContext *C, size_t Begin, size_t End, std::vector<Item> &Out) {
+    Out.clear();
+    bool WantOperand = true;
+    for (size_t K = Begin; K < End; ++K) {
+      grammar::NodeKind N = grammar::classify(C->children[K]);
+      if (!N.Terminal) {
+        if (N.Id == P::RuleAtomSuffix && !Out.empty())
+          Out.back().Suffix = static_cast<PtxParser::AtomSuffixContext *>(C->children[K]);
+        continue;
+      }
+      switch (N.Id) {
+      case P::LPAREN:
+        Out.push_back({Item::Paren, 0, nullptr, nullptr,
+                       static_cast<PtxParser::ExprContext *>(C->children[K + 1])});
+        K += 2;
+        WantOperand = false;
         break;
-      case P::RuleAtom:
-        Items.push_back({Item::Atom, 0, static_cast<PtxParser::AtomContext *>(R)});
+      case P::REGISTER:
+      case P::FLOAT:
+      case P::INT:
+      case P::IDENT:
+        Out.push_back({Item::Atom, 0, grammar::symbolOf(C->children[K]), nullptr, nullptr});
+        WantOperand = false;
         break;
-      case P::RuleBinaryOp:
-        Items.push_back({Item::Bin, grammar::symbolOf(R->children[0])->getType(), nullptr});
+      default:
+        Out.push_back({WantOperand ? Item::Pre : Item::Bin, N.Id, nullptr, nullptr, nullptr});
+        WantOperand = true;
         break;
       }
     }
+  }
+
+  Linear evalRange(ParserRuleContext *C, size_t Begin, size_t End) {
+    std::vector<Item> Items;
+    itemize(C, Begin, End, Items);
     size_t Pos = 0;
-    return climb(Items, Pos, 0, E);
+    return climb(Items, Pos, 0, C);
+  }
+  Linear evalExpr(PtxParser::ExprContext *E) { return evalRange(E, 0, E->children.size()); }
+
+  Initializer exprInitializer(PtxParser::ExprContext *E) {
+    // Forms: number, -number, symbol[+/-constant], generic(symbol)[+/-constant], 0xFF00(symbol...)
+    Initializer Out;
+    std::vector<Item> Items;
+    itemize(E, 0, E->children.size(), Items);
+    size_t P = 0;
+    bool Neg = false;
+    while (P < Items.size() && Items[P].K == Item::Pre) {
+      if (Items[P].Op == P::MINUS)
+        Neg = !Neg;
+      else if (Items[P].Op != P::PLUS)
+        break;
+      ++P;
+    }
+    if (P < Items.size() && Items[P].K == Item::Atom) {
+      const Item &A = Items[P];
+      size_t Type = A.Tok->getType();
+      bool Single = P + 1 == Items.size();
+      if (Type == P::INT && A.Suffix && A.Suffix->LPAREN()) {
+        // `0xFF00(sym)`, `0xFF(sym+4)`, `0xFF(generic(sym)+4)`
+        if (Neg || !Single || A.Suffix->expr().size() != 1)
+          throw BuildError{loc(A.Tok), "unsupported expression around a byte-mask initializer"};
+        Out = exprInitializer(A.Suffix->expr(0));
+        if (Out.K != Initializer::Symbol)
+          throw BuildError{loc(A.Tok), "a byte-mask initializer takes a symbol address"};
+        Out.Mask = static_cast<uint64_t>(parseInt(A.Tok)); // all 64 bits
+        uint64_t M = Out.Mask;
+        unsigned Shift = 0;
+        while (M && !(M & 0xFF))
+          M >>= 8, Shift += 8;
+        if (M != 0xFF || Shift > 56)
+          throw BuildError{loc(A.Tok),
+                           fmt::format("byte mask 0x{:X} must select one byte", Out.Mask)};
+        return Out;
+      }
+      if (Type == P::FLOAT && Single) {
+        Out.K = Initializer::Float;
+        auto [Bits, W] = parseFloat(A.Tok);
+        Out.Value = static_cast<int64_t>(Neg ? Bits ^ (1ull << (W - 1)) : Bits);
+        Out.ElemBytes = W / 8;
+        return Out;
+      }
+      if (Type == P::IDENT && !Neg && P == 0) {
+        Out.K = Initializer::Symbol;
+        if (A.Suffix) {
+          Out.Wrapper = std::string(text(A.Tok));
+          if (Out.Wrapper != "generic" || !A.Suffix->LPAREN() || A.Suffix->expr().size() != 1)
+            throw BuildError{loc(A.Tok),
+                             fmt::format("unknown initializer operator '{}'", text(A.Tok))};
+          auto *Inner = A.Suffix->expr(0);
+          if (Inner->children.size() != 1 || grammar::classify(Inner->children[0]).Id != P::IDENT)
+            throw BuildError{loc(A.Tok), "expected a symbol inside generic()"};
+          Out.Name = std::string(text(grammar::symbolOf(Inner->children[0])));
+        } else {
+          Out.Name = std::string(text(A.Tok));
+        }
+        if (!Single) {
+          // The rest is `+ constant` or `- constant`.
+          if (Items[P + 1].K != Item::Bin ||
+              (Items[P + 1].Op != P::PLUS && Items[P + 1].Op != P::MINUS))
+            throw BuildError{loc(E), "unsupported symbol offset expression"};
+          std::vector<Item> Rest(Items.begin() + P + 2, Items.end());
+          size_t Pos = 0;
+          Linear R = climb(Rest, Pos, 0, E);
+          if (R.hasBase() || Pos != Rest.size())
+            throw BuildError{loc(E), "a symbol offset must be constant"};
+          Out.Value = Items[P + 1].Op == P::PLUS ? R.C : -R.C;
+        }
+        return Out;
+      }
+    }
+    Out.K = Initializer::Int;
+    Out.Value = constantExpr(E);
+    return Out;
+  }
+
+  int64_t constantExpr(PtxParser::ExprContext *E) {
+    Linear L = evalExpr(E);
+    if (L.hasBase())
+      throw BuildError{loc(E), "expected a constant expression"};
+    return L.C;
   }
 
   static int precedence(size_t Tok) {
@@ -448,8 +478,10 @@ public:
   }
 
   Linear unary(std::vector<Item> &Items, size_t &Pos, ParserRuleContext *At) {
+    if (Pos >= Items.size())
+      throw BuildError{loc(At), "incomplete expression"};
     if (Items[Pos].K == Item::Pre) {
-      size_t Op = Items[Pos++].Tok;
+      size_t Op = Items[Pos++].Op;
       Linear V = unary(Items, Pos, At);
       if (Op == P::PLUS)
         return V;
@@ -472,39 +504,40 @@ public:
         V.C = !V.C;
       return V;
     }
-    auto *A = Items[Pos++].A;
+    Item &I = Items[Pos++];
+    if (I.K == Item::Paren)
+      return evalExpr(I.Inner);
+    if (I.K != Item::Atom)
+      throw BuildError{loc(At), fmt::format("malformed expression '{}'", text(At))};
     Linear V;
-    Token *T = grammar::symbolOf(A->children[0]);
-    if (T->getType() == P::LPAREN) {
-      std::vector<Item> Inner;
-      return evalExpr(static_cast<PtxParser::ExprContext *>(A->children[1]), &Inner);
-    }
-    switch (T->getType()) {
+    switch (I.Tok->getType()) {
     case P::INT:
-      if (A->children.size() > 1)
-        throw BuildError{loc(A), "byte-mask address expressions are only valid in initializers"};
-      V.C = parseInt(T);
+      if (I.Suffix)
+        throw BuildError{loc(I.Tok),
+                         "byte-mask address expressions are only valid in initializers"};
+      V.C = parseInt(I.Tok);
       break;
     case P::FLOAT: {
       V.B = Linear::FloatBase;
-      auto [Bits, W] = parseFloat(T);
+      auto [Bits, W] = parseFloat(I.Tok);
       V.FBits = Bits;
       V.FWidth = W;
       break;
     }
     case P::REGISTER:
       V.B = Linear::RegBase;
-      V.Node = static_cast<tree::TerminalNode *>(A->children[0]);
+      V.Tok = I.Tok;
       break;
     default:
       V.B = Linear::SymBase;
-      V.Node = static_cast<tree::TerminalNode *>(A->children[0]);
-      if (A->children.size() == 4 && grammar::classify(A->children[1]).Id == P::LBRACK) {
+      V.Tok = I.Tok;
+      if (I.Suffix && I.Suffix->LBRACK()) {
         // `A[5]`: the address of an array element.
-        V.Index = static_cast<int64_t>(parseUnsigned(grammar::symbolOf(A->children[2])));
+        V.Index = static_cast<int64_t>(parseUnsigned(I.Suffix->INT()->getSymbol()));
         V.Indexed = true;
-      } else if (A->children.size() > 1) {
-        throw BuildError{loc(A), fmt::format("'{}(...)' is only valid in initializers", text(T))};
+      } else if (I.Suffix) {
+        throw BuildError{loc(I.Tok),
+                         fmt::format("'{}(...)' is only valid in initializers", text(I.Tok))};
       }
       break;
     }
@@ -513,9 +546,8 @@ public:
 
   Linear climb(std::vector<Item> &Items, size_t &Pos, int MinPrec, ParserRuleContext *At) {
     Linear L = unary(Items, Pos, At);
-    while (Pos < Items.size() && Items[Pos].K == Item::Bin &&
-           precedence(Items[Pos].Tok) > MinPrec) {
-      size_t Op = Items[Pos++].Tok;
+    while (Pos < Items.size() && Items[Pos].K == Item::Bin && precedence(Items[Pos].Op) > MinPrec) {
+      size_t Op = Items[Pos++].Op;
       Linear R = climb(Items, Pos, precedence(Op), At);
       if (L.B == Linear::FloatBase || R.B == Linear::FloatBase || (L.hasBase() && R.hasBase()) ||
           (R.hasBase() && Op != P::PLUS) || (L.hasBase() && Op != P::PLUS && Op != P::MINUS) ||
@@ -925,9 +957,6 @@ private:
     grammar::NodeKind K = grammar::classify(S->children[0]);
     if (!K.Terminal) {
       switch (K.Id) {
-      case P::RuleInstruction:
-        instruction(static_cast<PtxParser::InstructionContext *>(S->children[0]));
-        break;
       case P::RuleVariableDecl:
         localDecl(static_cast<PtxParser::VariableDeclContext *>(S->children[0]));
         break;
@@ -939,7 +968,9 @@ private:
       }
       return;
     }
-    if (K.Id == P::LABEL_DEF) {
+    if (K.Id == P::OPCODE || K.Id == P::GUARD) {
+      instruction(S);
+    } else if (K.Id == P::LABEL_DEF) {
       auto *L = static_cast<tree::TerminalNode *>(S->children[0]);
       if (S->children.size() > 1) {
         labeledDirective(text(L),
@@ -1031,14 +1062,7 @@ private:
 
   // -- instructions --
 
-  VarId lookupReg(tree::TerminalNode *N, std::string_view Name) {
-    auto It = Names.find(Name);
-    if (It == Names.end() || It->second.K != Entry::Reg)
-      throw BuildError{loc(N), fmt::format("undeclared register '{}'", Name)};
-    return It->second.Index;
-  }
-
-  Operand registerOperand(tree::TerminalNode *N) {
+  Operand registerOperand(Token *N) {
     std::string_view Name = text(N);
     Operand O;
     auto It = Names.find(Name);
@@ -1094,7 +1118,7 @@ private:
     throw BuildError{loc(N), fmt::format("undeclared register '{}'", Name)};
   }
 
-  SymbolRef symbol(tree::TerminalNode *N) {
+  SymbolRef symbol(Token *N) {
     std::string_view Name = text(N);
     if (auto It = Names.find(Name); It != Names.end()) {
       switch (It->second.K) {
@@ -1146,7 +1170,7 @@ private:
       O.FBits = L.FWidth;
       return O;
     case Linear::RegBase:
-      O = registerOperand(L.Node);
+      O = registerOperand(L.Tok);
       if (L.C != 0)
         throw BuildError{
             loc(At), fmt::format("register offsets are only valid in addresses: '{}'", text(At))};
@@ -1160,14 +1184,14 @@ private:
       }
       return O;
     case Linear::SymBase:
-      if (text(L.Node) == "WARP_SZ" && !Names.count("WARP_SZ")) {
+      if (text(L.Tok) == "WARP_SZ" && !Names.count("WARP_SZ")) {
         if (L.C != 0)
           throw BuildError{loc(At), "WARP_SZ takes no offset"};
         O.K = Operand::Special;
         O.SReg = SpecialReg::WarpSz;
         return O;
       }
-      if (auto It = Names.find(text(L.Node)); It != Names.end() && It->second.K == Entry::Reg) {
+      if (auto It = Names.find(text(L.Tok)); It != Names.end() && It->second.K == Entry::Reg) {
         // Registers may be named without '%' (common in inline PTX).
         if (L.C != 0)
           throw BuildError{
@@ -1177,7 +1201,7 @@ private:
         return O;
       }
       O.K = Operand::Symbol;
-      O.Sym = symbol(L.Node);
+      O.Sym = symbol(L.Tok);
       O.Offset = L.C + (L.Indexed ? L.Index * static_cast<int64_t>(elementBytes(O.Sym, At)) : 0);
       return O;
     }
@@ -1186,9 +1210,18 @@ private:
 
   Operand operand(PtxParser::OperandContext *C) {
     grammar::NodeKind First = grammar::classify(C->children[0]);
-    if (!First.Terminal) // expr
-      return fromLinear(evalExpr(static_cast<PtxParser::ExprContext *>(C->children[0]), &Scratch),
-                        static_cast<ParserRuleContext *>(C->children[0]));
+    // The most common operands, a register or an integer, skip the expression evaluator.
+    if (C->children.size() == 1 && First.Id == P::REGISTER)
+      return registerOperand(grammar::symbolOf(C->children[0]));
+    if (C->children.size() == 1 && First.Id == P::INT) {
+      Operand O;
+      O.K = Operand::Imm;
+      O.Offset = parseInt(grammar::symbolOf(C->children[0]));
+      return O;
+    }
+    bool ParenList =
+        First.Id == P::LPAREN &&
+        (C->children.size() == 2 || grammar::classify(C->children[1]).Id == P::RuleOperand);
     Operand O;
     switch (First.Id) {
     case P::UNDERSCORE:
@@ -1196,28 +1229,34 @@ private:
       return O;
     case P::LBRACE:
     case P::LPAREN:
+      if (First.Id == P::LPAREN && !ParenList)
+        break;
       O.K = First.Id == P::LBRACE ? Operand::Vector : Operand::List;
       for (size_t K = 1; K + 1 < C->children.size(); K += 2)
         O.Elements.push_back(operand(static_cast<PtxParser::OperandContext *>(C->children[K])));
       if (O.K == Operand::Vector && O.Elements.empty())
         throw BuildError{loc(C), "empty vector operand"};
       return O;
+    case P::LBRACK:
+      break;
     default:
       break;
     }
+    if (First.Id != P::LBRACK)
+      return fromLinear(evalRange(C, 0, C->children.size()), C);
     // Address: '[' expr (',' operand)* ']'
     O.K = Operand::Address;
-    Linear L = evalExpr(static_cast<PtxParser::ExprContext *>(C->children[1]), &Scratch);
+    Linear L = evalExpr(static_cast<PtxParser::ExprContext *>(C->children[1]));
     if (L.B == Linear::RegBase) {
-      Operand R = registerOperand(L.Node);
+      Operand R = registerOperand(L.Tok);
       if (R.K != Operand::Value)
         throw BuildError{loc(C), "an address base must be a register or a symbol"};
       O.V = R.V;
     } else if (L.B == Linear::SymBase) {
-      if (auto It = Names.find(text(L.Node)); It != Names.end() && It->second.K == Entry::Reg)
+      if (auto It = Names.find(text(L.Tok)); It != Names.end() && It->second.K == Entry::Reg)
         O.V = It->second.Index;
       else
-        O.Sym = symbol(L.Node);
+        O.Sym = symbol(L.Tok);
     } else if (L.B == Linear::FloatBase || L.Negated) {
       throw BuildError{loc(C), "invalid address"};
     }
@@ -1235,7 +1274,8 @@ private:
     return O;
   }
 
-  void instruction(PtxParser::InstructionContext *IC) {
+  /// An instruction statement: GUARD? OPCODE (operand ((',' | '|') operand)*)? ';'
+  void instruction(PtxParser::StatementContext *IC) {
     Instruction I;
     Token *GuardTok = nullptr, *OpTok = nullptr;
     bool AfterPipe = false;
@@ -1458,7 +1498,6 @@ private:
   llvm::StringMap<uint32_t> ProtoByName;
   std::vector<std::string> LabelNames;
   std::vector<uint32_t> LabelBlock;
-  std::vector<Item> Scratch;
 };
 
 } // namespace

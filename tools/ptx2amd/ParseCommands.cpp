@@ -16,7 +16,8 @@ namespace {
 
 /// The PTX modules of a file: the file itself when it is PTX text, or every PTX entry of a CUDA
 /// binary.
-llvm::Expected<std::vector<std::shared_ptr<const SourceText>>> loadSources(const std::string &Path) {
+llvm::Expected<std::vector<std::shared_ptr<const SourceText>>>
+loadSources(const std::string &Path) {
   auto Texts = fatbin::readAllPtx(Path);
   if (!Texts)
     return Texts.takeError();

@@ -18,4 +18,8 @@ struct PtxText {
 /// skipped; an unreadable PTX payload is an error.
 llvm::Expected<std::vector<PtxText>> readAllPtx(const std::string &Path);
 
+/// The CUDA toolkit's library folder (`lib64`): $CUDA_PATH/lib64, else next to the nvcc found on
+/// PATH (following a wrapper script through `nvcc --dryrun`), else /usr/local/cuda/lib64.
+std::string cudaToolkitLibDir();
+
 } // namespace ptx2amd::fatbin
