@@ -14,14 +14,7 @@
 
 static const char *kName = "atomics";
 
-#define CK(call)                                                                                   \
-  do {                                                                                             \
-    cudaError_t err_ = (call);                                                                     \
-    if (err_ != cudaSuccess) {                                                                     \
-      printf("FAIL %s: %s (line %d): %s\n", kName, #call, __LINE__, cudaGetErrorString(err_));     \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
+#include "check.h"
 
 struct Counters {
   int isum;

@@ -9,14 +9,7 @@
 
 static const char *kName = "bitonic_sort";
 
-#define CK(call)                                                                                   \
-  do {                                                                                             \
-    cudaError_t err_ = (call);                                                                     \
-    if (err_ != cudaSuccess) {                                                                     \
-      printf("FAIL %s: %s (line %d): %s\n", kName, #call, __LINE__, cudaGetErrorString(err_));     \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
+#include "check.h"
 
 __device__ __forceinline__ void cmp_swap(int *keys, int *vals, int a, int b, bool up) {
   int ka = keys[a], kb = keys[b];

@@ -9,14 +9,7 @@
 
 static const char *kName = "device_printf";
 
-#define CK(call)                                                                                   \
-  do {                                                                                             \
-    cudaError_t err_ = (call);                                                                     \
-    if (err_ != cudaSuccess) {                                                                     \
-      printf("FAIL %s: %s (line %d): %s\n", kName, #call, __LINE__, cudaGetErrorString(err_));     \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
+#include "check.h"
 
 __device__ const char *d_words[3] = {"alpha", "beta", "gamma"};
 

@@ -8,14 +8,7 @@
 
 static const char *kName = "histogram";
 
-#define CK(call)                                                                                   \
-  do {                                                                                             \
-    cudaError_t err_ = (call);                                                                     \
-    if (err_ != cudaSuccess) {                                                                     \
-      printf("FAIL %s: %s (line %d): %s\n", kName, #call, __LINE__, cudaGetErrorString(err_));     \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
+#include "check.h"
 
 __global__ void hist256(const unsigned char *data, int n, unsigned *bins) {
   __shared__ unsigned local[256];

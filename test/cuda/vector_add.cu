@@ -7,14 +7,7 @@
 
 static const char *kName = "vector_add";
 
-#define CK(call)                                                                                   \
-  do {                                                                                             \
-    cudaError_t err_ = (call);                                                                     \
-    if (err_ != cudaSuccess) {                                                                     \
-      printf("FAIL %s: %s (line %d): %s\n", kName, #call, __LINE__, cudaGetErrorString(err_));     \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
+#include "check.h"
 
 __global__ void saxpy(int n, float a, const float *__restrict__ x, const float *__restrict__ y,
                       float *__restrict__ out) {

@@ -8,14 +8,7 @@
 
 static const char *kName = "warp_shuffle";
 
-#define CK(call)                                                                                   \
-  do {                                                                                             \
-    cudaError_t err_ = (call);                                                                     \
-    if (err_ != cudaSuccess) {                                                                     \
-      printf("FAIL %s: %s (line %d): %s\n", kName, #call, __LINE__, cudaGetErrorString(err_));     \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
+#include "check.h"
 
 constexpr unsigned kFull = 0xffffffffu;
 enum { O_XORSUM, O_GATHER, O_SCAN8, O_W16, O_DOWN16, O_XOR4, O_DIVERGE, O_COUNT };

@@ -9,14 +9,7 @@
 
 static const char *kName = "warp_vote";
 
-#define CK(call)                                                                                   \
-  do {                                                                                             \
-    cudaError_t err_ = (call);                                                                     \
-    if (err_ != cudaSuccess) {                                                                     \
-      printf("FAIL %s: %s (line %d): %s\n", kName, #call, __LINE__, cudaGetErrorString(err_));     \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
+#include "check.h"
 
 constexpr unsigned kFull = 0xffffffffu;
 constexpr unsigned kMaskA = 0x49249249u; // lanes 0, 3, 6, ..., 30 (lane % 3 == 0)
