@@ -1,0 +1,89 @@
+//===- ptx2amd/amdgpu-backend/Codegen.h - LLVM IR to AMDGPU code object -*- C++ -*-===//
+//
+// The last stage of the pipeline: an LLVM module for amdgcn-amd-amdhsa becomes
+// an AMDGPU code object (HSACO), all in-process:
+//
+//   verify ─► set triple, data layout, amdhsa_code_object_version
+//          ─► optimise (new pass manager, -O0..-O3)
+//          ─► codegen (TargetMachine, relocatable object in memory)
+//          ─► lld -shared --no-undefined ─► HSACO bytes + kernel metadata
+//
+// Every failure (invalid IR, error diagnostics from code generation such as LDS
+// over the target's limit, link errors) is returned as an llvm::Error with the
+// text of the problem. Two limits: LLVM reports some instruction-selection
+// failures ("Cannot select") with report_fatal_error, which ends the process;
+// the lowering must not produce such IR.
+//
+// Thread safety: calls on different modules (each in its own LLVMContext) may
+// run concurrently. Optimisation and code generation run in parallel; the lld
+// step is serialised inside the library (lld as a library is not re-entrant).
+// Every function below modifies the module it is given (triple, data layout,
+// optimisation): pass a clone to keep the original.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ptx2amd/amdgpu-backend/KernelMetadata.h"
+#include "ptx2amd/amdgpu-backend/Target.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class Module;
+}
+
+namespace ptx2amd::amdgpu {
+
+inline constexpr const char *AmdgpuTriple = "amdgcn-amd-amdhsa";
+
+struct CodegenOptions {
+  unsigned OptLevel = 3;          ///< 0..3: the IR pipeline and the codegen level
+  unsigned CodeObjectVersion = 5; ///< 4, 5 or 6 (the HSA runtime in Debian knows up to 5)
+};
+
+/// Wall-clock milliseconds of each step of one compileToCodeObject() call.
+struct PhaseTimes {
+  double OptimizeMs = 0; ///< verify + prepare + IR pipeline
+  double CodegenMs = 0;  ///< instruction selection to relocatable object
+  double LinkMs = 0;     ///< lld, including the wait for the lld mutex
+};
+
+struct CodeObject {
+  std::vector<uint8_t> Bytes; ///< the linked ELF shared object (HSACO)
+  const Target *Tgt = nullptr;
+  unsigned CodeObjectVersion = 0;
+  std::vector<KernelMetadata> Kernels; ///< read back from Bytes
+  std::vector<std::string> Warnings;   ///< warning diagnostics from optimisation/codegen
+  PhaseTimes Times;
+};
+
+/// Checks the options (opt level, code object version): an error names the bad one.
+llvm::Error validateOptions(const CodegenOptions &Opts);
+
+/// Verifies \p M (the verifier's text is the error) and sets its triple, data
+/// layout and the amdhsa_code_object_version module flag for \p T. A module
+/// whose triple names another architecture is an error.
+llvm::Error prepareModule(llvm::Module &M, const Target &T, const CodegenOptions &Opts);
+
+/// prepareModule, then the default per-module pipeline at Opts.OptLevel (-O0: the
+/// O0 pipeline, which only runs always-inline and the like). For `--emit llvm`.
+llvm::Error optimizeModule(llvm::Module &M, const Target &T, const CodegenOptions &Opts);
+
+/// optimizeModule, then AMDGPU assembly text (`--emit asm`).
+llvm::Expected<std::string> compileToAssembly(llvm::Module &M, const Target &T,
+                                              const CodegenOptions &Opts);
+
+/// optimizeModule, codegen to a relocatable object, link with lld, read the metadata.
+llvm::Expected<CodeObject> compileToCodeObject(llvm::Module &M, const Target &T,
+                                               const CodegenOptions &Opts);
+
+/// Links one relocatable AMDGPU object into a code object with in-process lld
+/// (`-shared --no-undefined`). Serialised process-wide by a mutex.
+llvm::Expected<std::vector<uint8_t>> linkCodeObject(llvm::ArrayRef<uint8_t> RelocatableObject);
+
+} // namespace ptx2amd::amdgpu

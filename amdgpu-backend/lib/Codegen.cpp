@@ -1,0 +1,303 @@
+//===- Codegen.cpp - optimise and generate AMDGPU code in-process ---------===//
+//
+// The LLVM-heavy translation unit of amdgpu-backend/ (pass builder, target
+// machine, codegen). The lld step is in Link.cpp and the metadata reader in
+// KernelMetadata.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ptx2amd/amdgpu-backend/Codegen.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/IR/DiagnosticHandler.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CodeGen.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+
+using namespace llvm;
+
+namespace ptx2amd::amdgpu {
+
+namespace {
+
+Error makeError(const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); }
+
+/// Registers the AMDGPU target with LLVM once per process. Only the AMDGPU
+/// backend is registered; components that need others (the host backend)
+/// register their own.
+const llvm::Target *amdgpuLLVMTarget(std::string &Err) {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+    LLVMInitializeAMDGPUAsmParser(); // inline asm in kernels
+  });
+  return TargetRegistry::lookupTarget(Triple(AmdgpuTriple), Err);
+}
+
+CodeGenOptLevel codegenLevel(unsigned OptLevel) {
+  switch (OptLevel) {
+  case 0:
+    return CodeGenOptLevel::None;
+  case 1:
+    return CodeGenOptLevel::Less;
+  case 2:
+    return CodeGenOptLevel::Default;
+  default:
+    return CodeGenOptLevel::Aggressive;
+  }
+}
+
+OptimizationLevel irLevel(unsigned OptLevel) {
+  switch (OptLevel) {
+  case 0:
+    return OptimizationLevel::O0;
+  case 1:
+    return OptimizationLevel::O1;
+  case 2:
+    return OptimizationLevel::O2;
+  default:
+    return OptimizationLevel::O3;
+  }
+}
+
+Expected<std::unique_ptr<TargetMachine>> createTargetMachine(const Target &T,
+                                                             const CodegenOptions &Opts) {
+  std::string Err;
+  const llvm::Target *LT = amdgpuLLVMTarget(Err);
+  if (!LT)
+    return makeError("AMDGPU backend not available in this LLVM: " + Err);
+  TargetOptions TO;
+  std::unique_ptr<TargetMachine> TM(
+      LT->createTargetMachine(Triple(AmdgpuTriple), StringRef(T.Name.data(), T.Name.size()),
+                              StringRef(T.Features.data(), T.Features.size()), TO, Reloc::PIC_,
+                              std::nullopt, codegenLevel(Opts.OptLevel)));
+  if (!TM)
+    return makeError("cannot create an AMDGPU target machine for " + StringRef(T.Name));
+  return TM;
+}
+
+/// Collects the error and warning diagnostics that the optimiser and code
+/// generator send to the module's LLVMContext. The default handler prints
+/// errors and exits the process; this one lets us return them as an Error.
+struct CollectingHandler : DiagnosticHandler {
+  std::vector<std::string> Errors, Warnings;
+  bool handleDiagnostics(const DiagnosticInfo &DI) override {
+    DiagnosticSeverity S = DI.getSeverity();
+    if (S != DS_Error && S != DS_Warning)
+      return true;
+    std::string Text;
+    raw_string_ostream OS(Text);
+    DiagnosticPrinterRawOStream DP(OS);
+    DI.print(DP);
+    // Diagnostics without a source location print as "<unknown>:0:0: ...".
+    StringRef T = StringRef(Text).trim();
+    T.consume_front("<unknown>:0:0: ");
+    (S == DS_Error ? Errors : Warnings).push_back(T.str());
+    return true;
+  }
+};
+
+/// Installs a CollectingHandler on a context for its lifetime, then puts the
+/// caller's handler back.
+class DiagnosticScope {
+public:
+  explicit DiagnosticScope(LLVMContext &Ctx) : Ctx(Ctx), Saved(Ctx.getDiagnosticHandler()) {
+    auto H = std::make_unique<CollectingHandler>();
+    Handler = H.get();
+    Ctx.setDiagnosticHandler(std::move(H), /*RespectFilters=*/true);
+  }
+  ~DiagnosticScope() { Ctx.setDiagnosticHandler(std::move(Saved), true); }
+  DiagnosticScope(const DiagnosticScope &) = delete;
+  DiagnosticScope &operator=(const DiagnosticScope &) = delete;
+
+  /// An error made of every error diagnostic so far, or success.
+  Error takeErrors(StringRef Stage) {
+    if (Handler->Errors.empty())
+      return Error::success();
+    std::string Msg = (Stage + " failed:").str();
+    for (const std::string &E : Handler->Errors)
+      Msg += "\n  " + E;
+    Handler->Errors.clear();
+    return makeError(Msg);
+  }
+  std::vector<std::string> takeWarnings() { return std::move(Handler->Warnings); }
+
+private:
+  LLVMContext &Ctx;
+  std::unique_ptr<DiagnosticHandler> Saved;
+  CollectingHandler *Handler;
+};
+
+Error prepareWith(Module &M, const CodegenOptions &Opts, TargetMachine &TM) {
+  {
+    std::string Text;
+    raw_string_ostream OS(Text);
+    if (verifyModule(M, &OS)) {
+      StringRef Msg = StringRef(Text).rtrim();
+      return makeError("invalid LLVM module '" + M.getModuleIdentifier() +
+                       "': " + (Msg.empty() ? StringRef("verifier failed") : Msg));
+    }
+  }
+  const Triple &Old = M.getTargetTriple();
+  if (!Old.str().empty() && Old.getArch() != Triple::amdgcn)
+    return makeError("module '" + M.getModuleIdentifier() + "' is for '" + Old.str() + "', not " +
+                     AmdgpuTriple);
+  M.setTargetTriple(Triple(AmdgpuTriple));
+  M.setDataLayout(TM.createDataLayout());
+  M.setModuleFlag(Module::Error, "amdhsa_code_object_version", Opts.CodeObjectVersion * 100);
+  return Error::success();
+}
+
+Error optimizeWith(Module &M, const CodegenOptions &Opts, TargetMachine &TM) {
+  LoopAnalysisManager LAM;
+  FunctionAnalysisManager FAM;
+  CGSCCAnalysisManager CGAM;
+  ModuleAnalysisManager MAM;
+  PassBuilder PB(&TM);
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  OptimizationLevel L = irLevel(Opts.OptLevel);
+  ModulePassManager MPM = L == OptimizationLevel::O0 ? PB.buildO0DefaultPipeline(L)
+                                                     : PB.buildPerModuleDefaultPipeline(L);
+  MPM.run(M, MAM);
+  return Error::success();
+}
+
+Error emitWith(Module &M, TargetMachine &TM, CodeGenFileType Kind, SmallVectorImpl<char> &Out) {
+  raw_svector_ostream OS(Out);
+  legacy::PassManager PM;
+  if (TM.addPassesToEmitFile(PM, OS, nullptr, Kind))
+    return makeError("the AMDGPU target machine cannot emit this file type");
+  PM.run(M);
+  return Error::success();
+}
+
+/// Target machine, diagnostics scope, prepare and optimise: the common start of
+/// every entry point.
+struct Session {
+  std::unique_ptr<TargetMachine> TM;
+  std::unique_ptr<DiagnosticScope> Diags;
+};
+
+Expected<Session> startSession(Module &M, const Target &T, const CodegenOptions &Opts,
+                               bool Optimize) {
+  if (Error E = validateOptions(Opts))
+    return E;
+  Session S;
+  auto TM = createTargetMachine(T, Opts);
+  if (!TM)
+    return TM.takeError();
+  S.TM = std::move(*TM);
+  S.Diags = std::make_unique<DiagnosticScope>(M.getContext());
+  if (Error E = prepareWith(M, Opts, *S.TM))
+    return E;
+  if (Optimize) {
+    if (Error E = optimizeWith(M, Opts, *S.TM))
+      return E;
+    if (Error E = S.Diags->takeErrors("optimisation for " + std::string(T.Name)))
+      return E;
+  }
+  return S;
+}
+
+} // namespace
+
+Error validateOptions(const CodegenOptions &Opts) {
+  if (Opts.OptLevel > 3)
+    return makeError("invalid optimisation level " + Twine(Opts.OptLevel) + " (0..3)");
+  if (Opts.CodeObjectVersion < 4 || Opts.CodeObjectVersion > 6)
+    return makeError("unsupported code object version " + Twine(Opts.CodeObjectVersion) +
+                     " (4, 5 or 6)");
+  return Error::success();
+}
+
+Error prepareModule(Module &M, const Target &T, const CodegenOptions &Opts) {
+  auto S = startSession(M, T, Opts, /*Optimize=*/false);
+  return S ? Error::success() : S.takeError();
+}
+
+Error optimizeModule(Module &M, const Target &T, const CodegenOptions &Opts) {
+  auto S = startSession(M, T, Opts, /*Optimize=*/true);
+  return S ? Error::success() : S.takeError();
+}
+
+Expected<std::string> compileToAssembly(Module &M, const Target &T, const CodegenOptions &Opts) {
+  auto S = startSession(M, T, Opts, /*Optimize=*/true);
+  if (!S)
+    return S.takeError();
+  SmallString<0> Asm;
+  if (Error E = emitWith(M, *S->TM, CodeGenFileType::AssemblyFile, Asm))
+    return E;
+  if (Error E = S->Diags->takeErrors("code generation for " + std::string(T.Name)))
+    return E;
+  return std::string(Asm.str());
+}
+
+namespace {
+double msSince(std::chrono::steady_clock::time_point &Start) {
+  auto Now = std::chrono::steady_clock::now();
+  double Ms = std::chrono::duration<double, std::milli>(Now - Start).count();
+  Start = Now;
+  return Ms;
+}
+} // namespace
+
+Expected<CodeObject> compileToCodeObject(Module &M, const Target &T, const CodegenOptions &Opts) {
+  CodeObject CO;
+  auto Clock = std::chrono::steady_clock::now();
+  auto S = startSession(M, T, Opts, /*Optimize=*/true);
+  CO.Times.OptimizeMs = msSince(Clock);
+  if (!S)
+    return S.takeError();
+  SmallString<0> Obj;
+  if (Error E = emitWith(M, *S->TM, CodeGenFileType::ObjectFile, Obj))
+    return E;
+  if (Error E = S->Diags->takeErrors("code generation for " + std::string(T.Name)))
+    return E;
+  CO.Times.CodegenMs = msSince(Clock);
+
+  CO.Tgt = &T;
+  CO.CodeObjectVersion = Opts.CodeObjectVersion;
+  CO.Warnings = S->Diags->takeWarnings();
+  auto Linked =
+      linkCodeObject(ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Obj.data()), Obj.size()));
+  if (!Linked)
+    return Linked.takeError();
+  CO.Bytes = std::move(*Linked);
+  CO.Times.LinkMs = msSince(Clock);
+
+  auto MD = readCodeObjectMetadata(CO.Bytes);
+  if (!MD)
+    return MD.takeError();
+  if (MD->elfMach() != T.ElfMach || MD->codeObjectVersion() != Opts.CodeObjectVersion)
+    return makeError("internal error: the code object for " + StringRef(T.Name) +
+                     " has e_flags 0x" + Twine::utohexstr(MD->Flags) + " and ABI version " +
+                     Twine(MD->AbiVersion) + ", not what was asked for");
+  CO.Kernels = std::move(MD->Kernels);
+  return CO;
+}
+
+} // namespace ptx2amd::amdgpu

@@ -1,0 +1,358 @@
+// compileToCodeObject / compileToAssembly for every target of the table.
+#include "TestKernels.h"
+
+#include "ptx2amd/amdgpu-backend/Codegen.h"
+
+#include <catch2/catch.hpp>
+
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/BasicBlock.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+using namespace ptx2amd::amdgpu;
+using namespace amdgpu_test;
+
+namespace {
+
+constexpr uint8_t ElfClass64 = 2, ElfData2Lsb = 1, ElfOsAbiAmdgpuHsa = 64;
+constexpr uint16_t EtDyn = 3, EmAmdgpu = 224;
+
+uint8_t abiVersionFor(unsigned CodeObjectVersion) { return uint8_t(CodeObjectVersion - 2); }
+
+/// The checks every code object of every test kernel must pass.
+void checkCodeObject(const CodeObject &CO, const TestKernel &K, const Target &T,
+                     const CodegenOptions &Opts) {
+  INFO("kernel " << K.Kernel << ", target " << T.Name << ", -O" << Opts.OptLevel << ", v"
+                 << Opts.CodeObjectVersion);
+  CHECK(CO.Tgt == &T);
+  CHECK(CO.CodeObjectVersion == Opts.CodeObjectVersion);
+
+  // ELF header, read from the bytes.
+  RawElfHeader H = rawElfHeader(CO.Bytes);
+  CHECK(H.Class == ElfClass64);
+  CHECK(H.Data == ElfData2Lsb);
+  CHECK(H.OsAbi == ElfOsAbiAmdgpuHsa);
+  CHECK(H.AbiVersion == abiVersionFor(Opts.CodeObjectVersion));
+  CHECK(H.Type == EtDyn);
+  CHECK(H.Machine == EmAmdgpu);
+  CHECK((H.Flags & 0xff) == T.ElfMach);
+
+  // Metadata against what the IR implies.
+  REQUIRE(CO.Kernels.size() == 1);
+  const KernelMetadata &M = CO.Kernels[0];
+  CHECK(M.Name == K.Kernel);
+  CHECK(M.Symbol == std::string(K.Kernel) + ".kd");
+  CHECK(M.WavefrontSize == T.WaveSize);
+  CHECK(M.GroupSegmentFixedSize == K.LdsBytes);
+  CHECK(M.MaxFlatWorkgroupSize == K.MaxFlatWorkgroup);
+  if (Opts.OptLevel > 0) // -O0 keeps allocas in scratch
+    CHECK(M.PrivateSegmentFixedSize == 0);
+  CHECK_FALSE(M.UsesDynamicStack);
+  CHECK(M.VgprCount > 0);
+  CHECK(M.SgprCount > 0);
+  if (!T.isGfx9())
+    CHECK(M.AgprCount == 0); // no AGPRs before CDNA... nor on RDNA
+  CHECK(M.KernargSegmentAlign >= 8);
+
+  llvm::LLVMContext Ctx;
+  auto Mod = parseIR(Ctx, K.IR);
+  REQUIRE(errorText(prepareModule(*Mod, T, Opts)).empty());
+  llvm::Function *F = Mod->getFunction(K.Kernel);
+  REQUIRE(F);
+  std::vector<ArgSlot> Want = expectedKernargLayout(*F);
+  std::vector<const KernelArgMetadata *> Explicit, Hidden;
+  for (const KernelArgMetadata &A : M.Args)
+    (A.isHidden() ? Hidden : Explicit).push_back(&A);
+  REQUIRE(Explicit.size() == Want.size());
+  uint64_t ExplicitEnd = 0;
+  for (size_t I = 0; I < Want.size(); ++I) {
+    INFO("argument " << I << " (" << Explicit[I]->Name << ")");
+    CHECK(Explicit[I]->Name == F->getArg(I)->getName().str());
+    CHECK(Explicit[I]->Offset == Want[I].Offset);
+    CHECK(Explicit[I]->Size == Want[I].Size);
+    ExplicitEnd = Want[I].Offset + Want[I].Size;
+  }
+  CHECK(M.explicitKernargSize() == ExplicitEnd);
+  CHECK(M.KernargSegmentSize >= ExplicitEnd);
+  for (const KernelArgMetadata *A : Hidden) {
+    CHECK(A->Offset >= ExplicitEnd);
+    CHECK(A->Offset + A->Size <= M.KernargSegmentSize);
+  }
+  // Code object v5+ puts the block count first among the hidden arguments (v4 the global offset).
+  if (!Hidden.empty())
+    CHECK(Hidden[0]->ValueKind ==
+          (Opts.CodeObjectVersion >= 5 ? "hidden_block_count_x" : "hidden_global_offset_x"));
+  if (Hidden.empty())
+    CHECK(M.KernargSegmentSize == ExplicitEnd);
+}
+
+} // namespace
+
+TEST_CASE("every test kernel compiles for every target", "[amdgpu][codegen]") {
+  for (const Target &T : allTargets())
+    for (const TestKernel *K : AllKernels) {
+      CodegenOptions Opts;
+      CodeObject CO = compileKernel(*K, T, Opts);
+      checkCodeObject(CO, *K, T, Opts);
+    }
+}
+
+TEST_CASE("saxpy argument kinds", "[amdgpu][codegen]") {
+  CodeObject CO = compileKernel(Saxpy, *findTarget("gfx942"));
+  REQUIRE(CO.Kernels.size() == 1);
+  const auto &Args = CO.Kernels[0].Args;
+  REQUIRE(Args.size() >= 5);
+  const char *Kinds[] = {"global_buffer", "by_value", "global_buffer", "global_buffer", "by_value"};
+  const uint64_t Offsets[] = {0, 8, 16, 24, 32};
+  for (size_t I = 0; I < 5; ++I) {
+    INFO("argument " << I);
+    CHECK(Args[I].ValueKind == Kinds[I]);
+    CHECK(Args[I].Offset == Offsets[I]);
+    CHECK(Args[I].AddressSpace == (I == 1 || I == 4 ? "" : "global"));
+  }
+}
+
+TEST_CASE("every optimisation level works", "[amdgpu][codegen]") {
+  for (const Target &T : allTargets())
+    for (unsigned O = 0; O <= 3; ++O) {
+      CodegenOptions Opts;
+      Opts.OptLevel = O;
+      for (const TestKernel *K : AllKernels) {
+        if (O != 0 && O != 3 && K != &Saxpy)
+          continue;
+        CodeObject CO = compileKernel(*K, T, Opts);
+        checkCodeObject(CO, *K, T, Opts);
+      }
+    }
+}
+
+TEST_CASE("code object versions 4, 5 and 6", "[amdgpu][codegen]") {
+  for (const Target &T : allTargets())
+    for (unsigned V : {4u, 5u, 6u})
+      for (unsigned O : {0u, 3u}) {
+        CodegenOptions Opts;
+        Opts.CodeObjectVersion = V;
+        Opts.OptLevel = O;
+        CodeObject CO = compileKernel(Saxpy, T, Opts);
+        checkCodeObject(CO, Saxpy, T, Opts);
+        auto MD = readCodeObjectMetadata(CO.Bytes);
+        REQUIRE(bool(MD));
+        CHECK(MD->codeObjectVersion() == V);
+        REQUIRE(MD->Version.size() == 2);
+        CHECK(MD->Version[0] == 1);
+        CHECK(MD->Version[1] == (V == 4 ? 1 : 2)); // LLVM 22 writes 1.2 for v5 and v6
+        CHECK_THAT(MD->TargetId, Catch::StartsWith("amdgcn-amd-amdhsa--" + std::string(T.Name)));
+      }
+}
+
+TEST_CASE("LDS limit of each target is the table's", "[amdgpu][codegen]") {
+  for (const Target &T : allTargets()) {
+    INFO(T.Name);
+    CodegenOptions Opts;
+    {
+      llvm::LLVMContext Ctx;
+      auto M = parseIR(Ctx, ldsKernelOfSize(T.LdsBytesPerWorkgroup));
+      auto CO = compileToCodeObject(*M, T, Opts);
+      REQUIRE(errorText(CO.takeError()) == "");
+      CHECK(CO->Kernels.at(0).GroupSegmentFixedSize == T.LdsBytesPerWorkgroup);
+    }
+    {
+      llvm::LLVMContext Ctx;
+      auto M = parseIR(Ctx, ldsKernelOfSize(T.LdsBytesPerWorkgroup + 1024));
+      auto CO = compileToCodeObject(*M, T, Opts);
+      std::string Err = errorText(CO.takeError());
+      CHECK_THAT(Err, Catch::Contains("code generation for " + std::string(T.Name) + " failed"));
+      CHECK_THAT(Err, Catch::Contains("\n  local memory ("));
+    }
+  }
+}
+
+TEST_CASE("an invalid module is an error with the verifier's text", "[amdgpu][codegen]") {
+  llvm::LLVMContext Ctx;
+  llvm::Module M("broken", Ctx);
+  auto *FT = llvm::FunctionType::get(llvm::Type::getVoidTy(Ctx), false);
+  auto *F = llvm::Function::Create(FT, llvm::Function::ExternalLinkage, "k", M);
+  F->setCallingConv(llvm::CallingConv::AMDGPU_KERNEL);
+  llvm::BasicBlock::Create(Ctx, "entry", F); // no terminator
+  for (const Target &T : allTargets()) {
+    auto CO = compileToCodeObject(M, T, {});
+    std::string Err = errorText(CO.takeError());
+    CHECK_THAT(Err, Catch::Contains("invalid LLVM module 'broken'"));
+    CHECK_THAT(Err, Catch::Contains("does not have terminator"));
+  }
+  CHECK_THAT(errorText(compileToAssembly(M, *findTarget("gfx90a"), {}).takeError()),
+             Catch::Contains("does not have terminator"));
+}
+
+TEST_CASE("bad options and foreign modules are errors", "[amdgpu][codegen]") {
+  const Target &T = *findTarget("gfx1100");
+  for (auto [O, V, Want] : {std::tuple{4u, 5u, "invalid optimisation level 4"},
+                            std::tuple{3u, 3u, "unsupported code object version 3"},
+                            std::tuple{3u, 7u, "unsupported code object version 7"}}) {
+    llvm::LLVMContext Ctx;
+    auto M = parseIR(Ctx, Saxpy.IR);
+    CodegenOptions Opts;
+    Opts.OptLevel = O;
+    Opts.CodeObjectVersion = V;
+    CHECK_THAT(errorText(compileToCodeObject(*M, T, Opts).takeError()), Catch::Contains(Want));
+  }
+  llvm::LLVMContext Ctx;
+  auto M = parseIR(Ctx, Saxpy.IR);
+  M->setTargetTriple(llvm::Triple("x86_64-pc-linux-gnu"));
+  CHECK_THAT(errorText(compileToCodeObject(*M, T, {}).takeError()),
+             Catch::Contains("is for 'x86_64-pc-linux-gnu', not amdgcn-amd-amdhsa"));
+}
+
+TEST_CASE("an undefined external function is a link error", "[amdgpu][codegen]") {
+  llvm::LLVMContext Ctx;
+  auto M = parseIR(Ctx, R"(
+declare void @external_fn(ptr addrspace(1))
+define amdgpu_kernel void @calls_out(ptr addrspace(1) %p) {
+  call void @external_fn(ptr addrspace(1) %p)
+  ret void
+}
+)");
+  auto CO = compileToCodeObject(*M, *findTarget("gfx90a"), {});
+  std::string Err = errorText(CO.takeError());
+  CHECK_THAT(Err, Catch::Contains("lld failed"));
+  CHECK_THAT(Err, Catch::Contains("undefined symbol: external_fn"));
+  CHECK_THAT(Err, Catch::Contains("referenced by <relocatable object>:(calls_out)"));
+  // lld still works afterwards.
+  compileKernel(Saxpy, *findTarget("gfx90a"));
+}
+
+TEST_CASE("linking garbage is an error", "[amdgpu][codegen]") {
+  const uint8_t Junk[] = {1, 2, 3, 4, 5};
+  CHECK_THAT(errorText(linkCodeObject(Junk).takeError()), Catch::Contains("lld failed"));
+  CHECK_THAT(errorText(linkCodeObject({}).takeError()), Catch::Contains("lld failed"));
+}
+
+TEST_CASE("assembly output", "[amdgpu][codegen]") {
+  for (const Target &T : allTargets()) {
+    INFO(T.Name);
+    llvm::LLVMContext Ctx;
+    auto M = parseIR(Ctx, Saxpy.IR);
+    auto Asm = compileToAssembly(*M, T, {});
+    REQUIRE(errorText(Asm.takeError()) == "");
+    CHECK_THAT(*Asm, Catch::Contains(".amdgcn_target \"amdgcn-amd-amdhsa--" + std::string(T.Name)));
+    CHECK_THAT(*Asm, Catch::Contains(".amdhsa_kernel saxpy"));
+    CHECK_THAT(*Asm, Catch::Contains("s_endpgm"));
+    CHECK_THAT(*Asm, Catch::Contains(".amdhsa_code_object_version 5"));
+  }
+}
+
+TEST_CASE("optimizeModule prepares and optimises in place", "[amdgpu][codegen]") {
+  llvm::LLVMContext Ctx;
+  auto M = parseIR(Ctx, Saxpy.IR);
+  CodegenOptions Opts;
+  Opts.CodeObjectVersion = 6;
+  REQUIRE(errorText(optimizeModule(*M, *findTarget("gfx950"), Opts)) == "");
+  CHECK(M->getTargetTriple().str() == AmdgpuTriple);
+  CHECK_FALSE(M->getDataLayout().isDefault());
+  auto *Flag = llvm::mdconst::extract_or_null<llvm::ConstantInt>(
+      M->getModuleFlag("amdhsa_code_object_version"));
+  REQUIRE(Flag);
+  CHECK(Flag->getZExtValue() == 600);
+  // A second preparation (another version) replaces the flag rather than adding one.
+  Opts.CodeObjectVersion = 4;
+  REQUIRE(errorText(prepareModule(*M, *findTarget("gfx950"), Opts)) == "");
+  Flag = llvm::mdconst::extract_or_null<llvm::ConstantInt>(
+      M->getModuleFlag("amdhsa_code_object_version"));
+  REQUIRE(Flag);
+  CHECK(Flag->getZExtValue() == 400);
+}
+
+TEST_CASE("compiling the same module twice gives identical code objects", "[amdgpu][codegen]") {
+  for (const Target &T : allTargets())
+    for (const TestKernel *K : AllKernels) {
+      INFO(K->Kernel << " for " << T.Name);
+      CodeObject A = compileKernel(*K, T);
+      CodeObject B = compileKernel(*K, T);
+      CHECK(A.Bytes == B.Bytes);
+      // A clone of one module, too.
+      llvm::LLVMContext Ctx;
+      auto M = parseIR(Ctx, K->IR);
+      auto Clone = llvm::CloneModule(*M);
+      auto C1 = compileToCodeObject(*M, T, {});
+      auto C2 = compileToCodeObject(*Clone, T, {});
+      REQUIRE(bool(C1));
+      REQUIRE(bool(C2));
+      CHECK(C1->Bytes == A.Bytes);
+      CHECK(C2->Bytes == A.Bytes);
+    }
+}
+
+TEST_CASE("concurrent compilations match serial ones", "[amdgpu][codegen][threads]") {
+  struct Job {
+    const TestKernel *K;
+    const Target *T;
+    std::vector<uint8_t> Serial, Parallel;
+    std::string Err;
+  };
+  std::vector<Job> Jobs;
+  for (const Target &T : allTargets())
+    for (const TestKernel *K : AllKernels)
+      Jobs.push_back({K, &T, {}, {}, {}});
+  for (Job &J : Jobs)
+    J.Serial = compileKernel(*J.K, *J.T).Bytes;
+  constexpr unsigned NumThreads = 4;
+  std::vector<std::thread> Threads;
+  for (unsigned I = 0; I < NumThreads; ++I)
+    Threads.emplace_back([&, I] {
+      for (size_t J = I; J < Jobs.size(); J += NumThreads) {
+        llvm::LLVMContext Ctx;
+        llvm::SMDiagnostic Diag;
+        auto M = llvm::parseAssemblyString(Jobs[J].K->IR, Diag, Ctx);
+        if (!M) {
+          Jobs[J].Err = "parse error";
+          continue;
+        }
+        auto CO = compileToCodeObject(*M, *Jobs[J].T, {});
+        if (!CO)
+          Jobs[J].Err = llvm::toString(CO.takeError());
+        else
+          Jobs[J].Parallel = std::move(CO->Bytes);
+      }
+    });
+  for (std::thread &Th : Threads)
+    Th.join();
+  for (const Job &J : Jobs) {
+    INFO(J.K->Kernel << " for " << J.T->Name);
+    CHECK(J.Err == "");
+    CHECK(J.Parallel == J.Serial);
+  }
+}
+
+// Not part of the suite: `amdgpu_tests "[.timing]"` prints compile times.
+TEST_CASE("timing of saxpy", "[.timing]") {
+  using Clock = std::chrono::steady_clock;
+  for (const Target &T : allTargets()) {
+    compileKernel(Saxpy, T); // warm-up
+    constexpr int N = 20;
+    double Total = 0, Opt = 0, Cg = 0, Link = 0;
+    for (int I = 0; I < N; ++I) {
+      llvm::LLVMContext Ctx;
+      auto M = parseIR(Ctx, Saxpy.IR);
+      auto Start = Clock::now();
+      auto CO = compileToCodeObject(*M, T, {});
+      Total += std::chrono::duration<double, std::milli>(Clock::now() - Start).count();
+      REQUIRE(bool(CO));
+      Opt += CO->Times.OptimizeMs;
+      Cg += CO->Times.CodegenMs;
+      Link += CO->Times.LinkMs;
+    }
+    std::printf("saxpy %-8s -O3 v5: %.2f ms per compile: optimise %.2f, codegen %.2f, lld %.2f\n",
+                std::string(T.Name).c_str(), Total / N, Opt / N, Cg / N, Link / N);
+  }
+}
