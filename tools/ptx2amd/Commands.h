@@ -12,6 +12,7 @@ int runParse(llvm::ArrayRef<std::string> Args);
 int runDumpIR(llvm::ArrayRef<std::string> Args);
 int runList(llvm::ArrayRef<std::string> Args);
 int runExtract(llvm::ArrayRef<std::string> Args);
+int runCompile(llvm::ArrayRef<std::string> Args);
 
 /// Prints `ptx2amd: error: <Message>` to stderr.
 void printError(const std::string &Message);

@@ -21,6 +21,7 @@ const Command Commands[] = {
     {"dump-ir", runDumpIR, "print the SSA IR (or, with --ptx, PTX again) of a PTX file"},
     {"list", runList, "list the entries of CUDA binaries, fatbins and cubins"},
     {"extract", runExtract, "write the PTX and cubin entries of a CUDA binary to a folder"},
+    {"compile", runCompile, "translate PTX to AMDGPU LLVM IR, assembly or code objects"},
 };
 
 void usage(FILE *Out) {
