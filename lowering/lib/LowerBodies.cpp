@@ -54,6 +54,7 @@ public:
     // Dominators before the blocks they dominate: reverse post-order, unreachable blocks last.
     for (size_t K : blockOrder()) {
       B.SetInsertPoint(Start[K]);
+      Carry = nullptr; // the carry flag does not live across blocks
       for (const ir::Instruction &I : F.Blocks[K].Insts) {
         Cur = &I;
         instruction(I, K);
@@ -523,6 +524,18 @@ private:
     case Opcode::Mad:
     case Opcode::Fma:
       return mad(I);
+    case Opcode::Rcp:
+    case Opcode::Sqrt:
+    case Opcode::Rsqrt:
+    case Opcode::Ex2:
+    case Opcode::Lg2:
+    case Opcode::Sin:
+    case Opcode::Cos:
+      if (I.has(Mod::Approx))
+        return approximate(I);
+      if (I.Op == Opcode::Rcp || I.Op == Opcode::Sqrt)
+        return unary(I);
+      unsupported();
     case Opcode::Abs:
     case Opcode::Neg:
     case Opcode::Not:
@@ -530,9 +543,19 @@ private:
     case Opcode::Popc:
     case Opcode::Clz:
     case Opcode::Brev:
-    case Opcode::Sqrt:
-    case Opcode::Rcp:
       return unary(I);
+    case Opcode::Bfind:
+      return bfind(I);
+    case Opcode::Bfe:
+      return bfe(I);
+    case Opcode::Bfi:
+      return bfi(I);
+    case Opcode::Prmt:
+      return prmt(I);
+    case Opcode::Addc:
+    case Opcode::Subc:
+    case Opcode::Madc:
+      return carry(I);
     case Opcode::Setp:
       return setp(I);
     case Opcode::Selp: {
@@ -557,6 +580,8 @@ private:
       return atomic(I);
     case Opcode::Bar:
     case Opcode::Barrier:
+      if (I.has(Mod::Warp))
+        return warpSync(I);
       return barrier(I);
     case Opcode::Membar:
     case Opcode::Fence:
@@ -625,6 +650,8 @@ private:
   }
 
   void binary(const ir::Instruction &I) {
+    if (I.has(Mod::Cc))
+      return carry(I);
     ir::Type T = type0(I);
     if (I.Operands.size() != 3)
       unsupported();
@@ -717,6 +744,192 @@ private:
     def(I.Operands[0], R);
   }
 
+  /// f32 flush-to-zero of subnormal values (`.ftz`), keeping the sign.
+  Value *flush(Value *V) {
+    if (!V->getType()->isFloatTy())
+      return V;
+    Value *Abs = intrinsic(Intrinsic::fabs, {V->getType()}, {V});
+    Value *Tiny = B.CreateFCmpOLT(Abs, ConstantFP::get(V->getType(), 0x1p-126));
+    Value *Zero =
+        intrinsic(Intrinsic::copysign, {V->getType()}, {ConstantFP::get(V->getType(), 0.0), V});
+    return B.CreateSelect(Tiny, Zero, V);
+  }
+
+  /// `.approx` functions on the hardware's own approximations.
+  void approximate(const ir::Instruction &I) {
+    ir::Type T = type0(I);
+    for (const ir::Modifier &M : I.Mods)
+      if (M.Id != Mod::Approx && M.Id != Mod::Ftz)
+        unsupported();
+    bool Ftz = I.has(Mod::Ftz);
+    Value *A = get(I.Operands[1], T);
+    llvm::Type *VT = A->getType();
+    bool F64 = VT->isDoubleTy();
+    if (!VT->isFloatTy() && !(F64 && (I.Op == Opcode::Rcp || I.Op == Opcode::Rsqrt)))
+      unsupported();
+    if (Ftz)
+      A = flush(A);
+    Value *R;
+    switch (I.Op) {
+    case Opcode::Rcp:
+      R = intrinsic(Intrinsic::amdgcn_rcp, {VT}, {A});
+      break;
+    case Opcode::Rsqrt:
+      R = intrinsic(Intrinsic::amdgcn_rsq, {VT}, {A});
+      break;
+    case Opcode::Sqrt:
+      R = intrinsic(Intrinsic::amdgcn_sqrt, {VT}, {A});
+      break;
+    case Opcode::Ex2:
+      R = intrinsic(Intrinsic::amdgcn_exp2, {VT}, {A});
+      break;
+    case Opcode::Lg2:
+      R = intrinsic(Intrinsic::amdgcn_log, {VT}, {A});
+      break;
+    case Opcode::Sin:
+    case Opcode::Cos: {
+      // The hardware takes turns, not radians.
+      Value *Turns = B.CreateFMul(A, ConstantFP::get(VT, 0.15915494309189535));
+      R = intrinsic(I.Op == Opcode::Sin ? Intrinsic::amdgcn_sin : Intrinsic::amdgcn_cos, {VT},
+                    {Turns});
+      break;
+    }
+    default:
+      unsupported();
+    }
+    def(I.Operands[0], Ftz ? flush(R) : R);
+  }
+
+  /// bfind: the position of the most significant non-sign bit, 0xffffffff when there is none;
+  /// `.shiftamt` gives the left shift that moves it to the top instead.
+  void bfind(const ir::Instruction &I) {
+    ir::Type T = type0(I);
+    Value *A = get(I.Operands[1], T);
+    unsigned N = ir::typeBits(T);
+    if (isSigned(T)) { // for negative values, look for the most significant 0
+      Value *Neg = B.CreateICmpSLT(A, ConstantInt::get(A->getType(), 0));
+      A = B.CreateSelect(Neg, B.CreateNot(A), A);
+    }
+    Value *Clz = intrinsic(Intrinsic::ctlz, {A->getType()}, {A, B.getFalse()});
+    Value *Lz = B.CreateZExtOrTrunc(Clz, B.getInt32Ty());
+    Value *None = B.CreateICmpEQ(A, ConstantInt::get(A->getType(), 0));
+    Value *Pos = I.has(Mod::Shiftamt) ? Lz : B.CreateSub(B.getInt32(N - 1), Lz);
+    def(I.Operands[0], B.CreateSelect(None, B.getInt32(~0u), Pos));
+  }
+
+  /// bfe: `len` bits from `pos`, zero- or sign-extended; positions past the top read the sign.
+  void bfe(const ir::Instruction &I) {
+    ir::Type T = type0(I);
+    Value *A = get(I.Operands[1], T);
+    llvm::Type *AT = A->getType();
+    unsigned N = ir::typeBits(T);
+    Value *PosIn = B.CreateAnd(get(I.Operands[2], ir::Type::U32), 0xff);
+    Value *Pos = B.CreateZExtOrTrunc(PosIn, AT);
+    Value *LenIn = B.CreateAnd(get(I.Operands[3], ir::Type::U32), 0xff);
+    Value *Len = B.CreateZExtOrTrunc(LenIn, AT);
+    Value *Width = ConstantInt::get(AT, N);
+    Value *PosPast = B.CreateICmpUGE(Pos, Width);
+    Value *SafePos = B.CreateSelect(PosPast, ConstantInt::get(AT, N - 1), Pos);
+    Value *Shifted = isSigned(T) ? B.CreateAShr(A, SafePos) : B.CreateLShr(A, SafePos);
+    if (!isSigned(T))
+      Shifted = B.CreateSelect(PosPast, ConstantInt::get(AT, 0), Shifted);
+    Value *LenAll = B.CreateICmpUGE(Len, Width);
+    Value *Keep = B.CreateSub(Width, B.CreateSelect(LenAll, Width, Len)); // bits above the field
+    Value *Up = B.CreateShl(Shifted, Keep);
+    Value *Field = isSigned(T) ? B.CreateAShr(Up, Keep) : B.CreateLShr(Up, Keep);
+    Value *Zero = B.CreateICmpEQ(Len, ConstantInt::get(AT, 0));
+    def(I.Operands[0], B.CreateSelect(Zero, ConstantInt::get(AT, 0), Field));
+  }
+
+  /// bfi: insert the low `len` bits of a into b at `pos`.
+  void bfi(const ir::Instruction &I) {
+    ir::Type T = type0(I);
+    Value *A = get(I.Operands[1], T);
+    Value *Bv = get(I.Operands[2], T);
+    llvm::Type *AT = A->getType();
+    unsigned N = ir::typeBits(T);
+    llvm::Type *W = B.getIntNTy(2 * N); // room for pos + len without overflow
+    Value *PosIn = B.CreateAnd(get(I.Operands[3], ir::Type::U32), 0xff);
+    Value *Pos = B.CreateZExt(PosIn, W);
+    Value *LenIn = B.CreateAnd(get(I.Operands[4], ir::Type::U32), 0xff);
+    Value *Len = B.CreateZExt(LenIn, W);
+    Value *Big = B.CreateICmpUGT(Len, ConstantInt::get(W, N));
+    Value *Bits = B.CreateSelect(Big, ConstantInt::get(W, N), Len);
+    Value *Ones = B.CreateSub(B.CreateShl(ConstantInt::get(W, 1), Bits), ConstantInt::get(W, 1));
+    Value *InRange = B.CreateICmpULT(Pos, ConstantInt::get(W, N));
+    Value *SafePos = B.CreateSelect(InRange, Pos, ConstantInt::get(W, 0));
+    Value *Mask = B.CreateTrunc(B.CreateShl(Ones, SafePos), AT);
+    Value *Ins = B.CreateTrunc(B.CreateShl(B.CreateZExt(A, W), SafePos), AT);
+    Value *Kept = B.CreateAnd(Bv, B.CreateNot(Mask));
+    Value *R = B.CreateOr(Kept, B.CreateAnd(Ins, Mask));
+    def(I.Operands[0], B.CreateSelect(InRange, R, Bv));
+  }
+
+  /// prmt (default mode): each result byte picks one of the 8 bytes of {b, a}, optionally
+  /// replicating its sign bit.
+  void prmt(const ir::Instruction &I) {
+    if (!I.Mods.empty())
+      unsupported(); // .f4e, .b4e, .rc8, .ecl, .ecr, .rc16: not yet
+    Value *A = get(I.Operands[1], ir::Type::B32);
+    Value *Bv = get(I.Operands[2], ir::Type::B32);
+    Value *C = get(I.Operands[3], ir::Type::B32);
+    Value *Hi = B.CreateShl(B.CreateZExt(Bv, B.getInt64Ty()), 32);
+    Value *Src = B.CreateOr(Hi, B.CreateZExt(A, B.getInt64Ty()));
+    Value *R = B.getInt32(0);
+    for (unsigned K = 0; K < 4; ++K) {
+      Value *Sel = B.CreateAnd(B.CreateLShr(C, 4 * K), 0xf);
+      Value *Idx = B.CreateZExt(B.CreateAnd(Sel, 7), B.getInt64Ty());
+      Value *Shifted = B.CreateLShr(Src, B.CreateShl(Idx, 3));
+      Value *Byte = B.CreateTrunc(B.CreateAnd(Shifted, 0xff), B.getInt32Ty());
+      Value *Sign = B.CreateICmpNE(B.CreateAnd(Byte, 0x80), B.getInt32(0));
+      Value *Rep = B.CreateSelect(Sign, B.getInt32(0xff), B.getInt32(0));
+      Value *SignMode = B.CreateICmpNE(B.CreateAnd(Sel, 8), B.getInt32(0));
+      Value *Use = B.CreateSelect(SignMode, Rep, Byte);
+      R = B.CreateOr(R, B.CreateShl(Use, 8 * K));
+    }
+    def(I.Operands[0], R);
+  }
+
+  /// Extended precision: add.cc/addc/sub.cc/subc/mad.cc/madc through the carry flag, which PTX
+  /// keeps as implicit state between consecutive instructions.
+  void carry(const ir::Instruction &I) {
+    ir::Type T = type0(I);
+    if (isFloat(T) || (ir::typeBits(T) != 32 && ir::typeBits(T) != 64) || I.has(Mod::Wide))
+      unsupported();
+    bool In = I.Op == Opcode::Addc || I.Op == Opcode::Subc || I.Op == Opcode::Madc;
+    bool Out = I.has(Mod::Cc);
+    Value *A = get(I.Operands[1], T);
+    Value *C = get(I.Operands[2], T);
+    llvm::Type *AT = A->getType();
+    if (In && !Carry)
+      fail(fmt::format("'{}' reads a carry flag that no earlier instruction of its block set",
+                       ir::instructionName(I)));
+    Value *CarryIn = In ? B.CreateZExt(Carry, AT) : ConstantInt::get(AT, 0);
+    bool Sub = I.Op == Opcode::Sub || I.Op == Opcode::Subc;
+    Value *X = A, *Y = C;
+    if (I.Op == Opcode::Mad || I.Op == Opcode::Madc) {
+      X = multiply(I, A, C, isSigned(T), ir::typeBits(T));
+      Y = get(I.Operands[3], T);
+    }
+    Intrinsic::ID Op = Sub ? Intrinsic::usub_with_overflow : Intrinsic::uadd_with_overflow;
+    Value *First = intrinsic(Op, {AT}, {X, Y});
+    Value *Partial = B.CreateExtractValue(First, 0);
+    Value *Second = intrinsic(Op, {AT}, {Partial, CarryIn});
+    if (Out) {
+      Value *C1 = B.CreateExtractValue(First, 1);
+      Carry = B.CreateOr(C1, B.CreateExtractValue(Second, 1));
+    }
+    def(I.Operands[0], B.CreateExtractValue(Second, 0));
+  }
+
+  /// bar.warp.sync: the lanes of a warp execute in lock step inside a wave; order their memory.
+  void warpSync(const ir::Instruction &) {
+    auto Wave = S.Ctx.getOrInsertSyncScopeID("wavefront");
+    B.CreateFence(AtomicOrdering::Release, Wave);
+    intrinsic(Intrinsic::amdgcn_wave_barrier);
+    B.CreateFence(AtomicOrdering::Acquire, Wave);
+  }
+
   /// mul.lo / mul.hi / mul.wide
   Value *multiply(const ir::Instruction &I, Value *A, Value *C, bool Signed, unsigned Bits) {
     if (I.has(Mod::Lo) || (!I.has(Mod::Hi) && !I.has(Mod::Wide)))
@@ -733,6 +946,8 @@ private:
   }
 
   void mad(const ir::Instruction &I) {
+    if (I.has(Mod::Cc))
+      return carry(I);
     ir::Type T = type0(I);
     if (isFloat(T)) {
       checkFloatModifiers(I);
@@ -1260,6 +1475,7 @@ private:
   std::vector<Value *> Values, ParamPtr, LocalPtr;
   std::vector<std::pair<ir::ValueId, Value *>> Defs;
   const ir::Instruction *Cur = nullptr;
+  Value *Carry = nullptr; ///< the carry flag of extended-precision arithmetic
 };
 
 } // namespace
