@@ -57,7 +57,14 @@ public:
       Carry = nullptr; // the carry flag does not live across blocks
       for (const ir::Instruction &I : F.Blocks[K].Insts) {
         Cur = &I;
-        instruction(I, K);
+        try {
+          instruction(I, K);
+        } catch (const LoweringError &E) {
+          // Keep going to report every unsupported instruction of the function; its results
+          // become undefined so that later instructions still lower.
+          record(E);
+          defineAsUndefined(I);
+        }
         if (B.GetInsertBlock()->getTerminator())
           break;
       }
@@ -69,6 +76,7 @@ public:
       }
       End[K] = B.GetInsertBlock();
     }
+    Cur = nullptr;
     for (size_t K = 0; K < F.Blocks.size(); ++K)
       for (const ir::Phi &P : F.Blocks[K].Phis) {
         auto *Phi = cast<PHINode>(Values[P.Result]);
@@ -80,7 +88,33 @@ public:
       }
   }
 
+  /// Everything that could not be lowered, in program order; the function failed if not empty.
+  std::vector<ir::Diagnostic> Problems;
+
+  void record(const LoweringError &E) {
+    ir::Diagnostic D;
+    D.File = S.PTX.Source->name();
+    D.Loc = E.Loc;
+    D.Function = F.Name;
+    D.Message = E.Message;
+    if (Cur && Cur->TextSize)
+      D.Text = std::string(
+          S.PTX.Source->text().substr(Cur->TextOffset, std::min<uint32_t>(Cur->TextSize, 200)));
+    Problems.push_back(std::move(D));
+  }
+
 private:
+  void defineAsUndefined(const ir::Instruction &I) {
+    auto Define = [&](const Operand &O, auto &Self) -> void {
+      if (O.K == Operand::Value && !Values[O.V])
+        Values[O.V] = UndefValue::get(storageType(S.Ctx, F.Values[O.V].Ty));
+      for (const Operand &E : O.Elements)
+        Self(E, Self);
+    };
+    for (uint32_t J = 0; J < I.NumDefs; ++J)
+      Define(I.Operands[J], Define);
+  }
+
   [[noreturn]] void fail(std::string Message) {
     throw LoweringError{Cur ? Cur->Loc : F.Loc, std::move(Message)};
   }
@@ -645,8 +679,16 @@ private:
 
   void checkFloatModifiers(const ir::Instruction &I) {
     for (const ir::Modifier &M : I.Mods)
-      if (M.Id != Mod::Rn && M.Id != Mod::Full)
-        unsupported(); // .rz/.rm/.rp, .ftz, .sat, .approx, .relu: not yet
+      if (M.Id != Mod::Rn && M.Id != Mod::Full && M.Id != Mod::Sat)
+        unsupported(); // .rz/.rm/.rp, .ftz, .approx, .relu: not yet
+  }
+
+  /// `.sat` on a float result: clamp to [0, 1], NaN to +0 (maxnum ignores the NaN).
+  Value *saturate(const ir::Instruction &I, Value *V) {
+    if (!I.has(Mod::Sat))
+      return V;
+    Value *Lo = B.CreateMaxNum(V, ConstantFP::get(V->getType(), 0.0));
+    return B.CreateMinNum(Lo, ConstantFP::get(V->getType(), 1.0));
   }
 
   void binary(const ir::Instruction &I) {
@@ -682,7 +724,7 @@ private:
       default:
         unsupported();
       }
-      def(I.Operands[0], R);
+      def(I.Operands[0], saturate(I, R));
       return;
     }
     for (const ir::Modifier &M : I.Mods)
@@ -952,7 +994,7 @@ private:
     if (isFloat(T)) {
       checkFloatModifiers(I);
       Value *A = get(I.Operands[1], T), *C = get(I.Operands[2], T), *D = get(I.Operands[3], T);
-      def(I.Operands[0], intrinsic(Intrinsic::fma, {A->getType()}, {A, C, D}));
+      def(I.Operands[0], saturate(I, intrinsic(Intrinsic::fma, {A->getType()}, {A, C, D})));
       return;
     }
     for (const ir::Modifier &M : I.Mods)
@@ -1130,11 +1172,11 @@ private:
       unsupported(); // packing conversions (f16x2, bf16x2, ...): not yet
     Value *R;
     if (isFloat(ST) && isFloat(DT)) {
-      if (I.has(Mod::Sat) || (ir::typeBits(DT) < ir::typeBits(ST) && !I.has(Mod::Rn)))
+      if (ir::typeBits(DT) < ir::typeBits(ST) && !I.has(Mod::Rn))
         unsupported();
       if (I.has(Mod::Rni) || I.has(Mod::Rzi) || I.has(Mod::Rmi) || I.has(Mod::Rpi))
         A = roundToInteger(I, A);
-      R = B.CreateFPCast(A, DV);
+      R = saturate(I, B.CreateFPCast(A, DV));
     } else if (isFloat(ST)) {
       if (!(I.has(Mod::Rni) || I.has(Mod::Rzi) || I.has(Mod::Rmi) || I.has(Mod::Rpi)))
         unsupported();
@@ -1491,24 +1533,25 @@ void lowerBodies(ModuleState &S) {
       St.Diags = F.Diags; // parse or IR errors
       continue;           // LF stays a declaration; pass 4 removes it
     }
+    FunctionLowerer L(S, K);
     try {
-      FunctionLowerer(S, K).run();
-      // A lowering bug must fail this function, not the module.
-      std::string Problems;
-      llvm::raw_string_ostream OS(Problems);
-      if (llvm::verifyFunction(*LF, &OS))
-        throw LoweringError{F.Loc, "internal error: the lowered function does not verify: " +
-                                       Problems.substr(0, Problems.find('\n'))};
-      St.Lowered = true;
+      L.run();
     } catch (const LoweringError &E) {
-      ir::Diagnostic D;
-      D.File = S.PTX.Source->name();
-      D.Loc = E.Loc;
-      D.Function = F.Name;
-      D.Message = E.Message;
-      St.Diags.push_back(std::move(D));
-      LF->deleteBody();
-      // Keep a declaration while other functions are lowered; pass 4 removes it.
+      L.record(E);
+    }
+    if (L.Problems.empty()) {
+      // A lowering bug must fail this function, not the module.
+      std::string Broken;
+      llvm::raw_string_ostream OS(Broken);
+      if (llvm::verifyFunction(*LF, &OS))
+        L.record(LoweringError{F.Loc, "internal error: the lowered function does not verify: " +
+                                          Broken.substr(0, Broken.find('\n'))});
+    }
+    if (L.Problems.empty()) {
+      St.Lowered = true;
+    } else {
+      St.Diags = std::move(L.Problems);
+      LF->deleteBody(); // a declaration while others are lowered; pass 4 removes it
     }
   }
 }

@@ -13,6 +13,7 @@ int runDumpIR(llvm::ArrayRef<std::string> Args);
 int runList(llvm::ArrayRef<std::string> Args);
 int runExtract(llvm::ArrayRef<std::string> Args);
 int runCompile(llvm::ArrayRef<std::string> Args);
+int runCheck(llvm::ArrayRef<std::string> Args);
 
 /// Prints `ptx2amd: error: <Message>` to stderr.
 void printError(const std::string &Message);

@@ -22,6 +22,7 @@ const Command Commands[] = {
     {"list", runList, "list the entries of CUDA binaries, fatbins and cubins"},
     {"extract", runExtract, "write the PTX and cubin entries of a CUDA binary to a folder"},
     {"compile", runCompile, "translate PTX to AMDGPU LLVM IR, assembly or code objects"},
+    {"check", runCheck, "report which kernels translate and why the others do not"},
 };
 
 void usage(FILE *Out) {

@@ -1,0 +1,183 @@
+// `ptx2amd check`: a pre-flight report of what translates, without a GPU.
+#include "Commands.h"
+
+#include "ptx2amd/amdgpu-backend/Target.h"
+#include "ptx2amd/fatbin/AllPtx.h"
+#include "ptx2amd/lowering/Lowering.h"
+#include "ptx2amd/ptx-ir/Reader.h"
+
+#include <fmt/format.h>
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <map>
+#include <set>
+
+namespace ptx2amd::tool {
+namespace {
+
+const char CheckHelp[] =
+    R"(usage: ptx2amd check INPUT... [--arch TARGET ...] [--json] [--verbose]
+
+Reports, for each PTX module of each input (PTX text or a CUDA binary) and each target, which kernels
+translate and why the others do not, then every reason with its count, the kernels it affects and
+its first location. Needs no GPU.
+
+options:
+  --arch TARGET   a target to check for (default gfx90a); repeat for more
+  --json          machine-readable output
+  --verbose       list every kernel, not only those that do not translate
+
+exit status: 0 when every kernel translates, 1 otherwise, 2 on usage errors.
+)";
+
+struct Reason {
+  uint64_t Count = 0;
+  std::set<std::string> Kernels;
+  std::string First; ///< file:line:column of the first occurrence
+};
+
+} // namespace
+
+int runCheck(llvm::ArrayRef<std::string> Args) {
+  std::vector<std::string> Inputs;
+  std::vector<const amdgpu::Target *> Targets;
+  bool Json = false, Verbose = false;
+  for (size_t K = 0; K < Args.size(); ++K) {
+    const std::string &A = Args[K];
+    if (A == "-h" || A == "--help") {
+      std::fputs(CheckHelp, stdout);
+      return 0;
+    } else if (A == "--json") {
+      Json = true;
+    } else if (A == "--verbose") {
+      Verbose = true;
+    } else if (A == "--arch") {
+      if (K + 1 >= Args.size()) {
+        printError("'--arch' needs a target");
+        return 2;
+      }
+      const amdgpu::Target *T = amdgpu::findTarget(Args[++K]);
+      if (!T) {
+        printError(
+            fmt::format("unknown target '{}' (known: {})", Args[K], amdgpu::knownTargetNames()));
+        return 2;
+      }
+      Targets.push_back(T);
+    } else if (A.size() > 1 && A[0] == '-') {
+      printError(fmt::format("unknown option '{}' (see 'ptx2amd check --help')", A));
+      return 2;
+    } else {
+      Inputs.push_back(A);
+    }
+  }
+  if (Inputs.empty()) {
+    printError("no input (see 'ptx2amd check --help')");
+    return 2;
+  }
+  if (Targets.empty())
+    Targets.push_back(amdgpu::findTarget("gfx90a"));
+
+  llvm::json::Array JModules;
+  int Status = 0;
+  for (const amdgpu::Target *T : Targets) {
+    std::map<std::string, Reason> Reasons;
+    uint64_t Kernels = 0, Translated = 0, Modules = 0, ModuleErrors = 0;
+    for (const std::string &Input : Inputs) {
+      auto Texts = fatbin::readAllPtx(Input);
+      if (!Texts) {
+        printError(llvm::toString(Texts.takeError()));
+        Status = 1;
+        continue;
+      }
+      for (auto &Text : *Texts) {
+        ++Modules;
+        auto Src = std::make_shared<const SourceText>(std::move(Text.Name), std::move(Text.Text));
+        llvm::json::Array JKernels;
+        auto Report = [&](const std::string &Module, const std::string &Error) {
+          ++ModuleErrors;
+          Status = 1;
+          if (Json)
+            JModules.push_back(llvm::json::Object{
+                {"module", Module}, {"target", std::string(T->Name)}, {"error", Error}});
+          else
+            llvm::outs() << fmt::format("{} [{}]: module not translatable: {}\n", Module, T->Name,
+                                        Error);
+        };
+        auto M = ir::readModule(Src, {true, 1, true});
+        if (!M) {
+          Report(Src->name(), llvm::toString(M.takeError()));
+          continue;
+        }
+        auto L = lowering::lowerModule(**M, {std::string(T->Name), T->WaveSize, T->IsaVersion});
+        if (!L) {
+          Report(Src->name(), llvm::toString(L.takeError()));
+          continue;
+        }
+        uint64_t ModKernels = 0, ModOk = 0;
+        std::string Lines;
+        for (const lowering::FunctionStatus &F : L->Functions) {
+          for (const ir::Diagnostic &D : F.Diags) {
+            Reason &R = Reasons[D.Message];
+            if (R.Count++ == 0)
+              R.First = fmt::format("{}:{}:{}", D.File, D.Loc.line, D.Loc.column);
+            if (F.IsKernel)
+              R.Kernels.insert(F.Name);
+          }
+          if (!F.IsKernel)
+            continue;
+          ++ModKernels;
+          ModOk += F.Lowered;
+          llvm::json::Array JReasons;
+          for (const ir::Diagnostic &D : F.Diags)
+            JReasons.push_back(
+                llvm::json::Object{{"location", fmt::format("{}:{}", D.Loc.line, D.Loc.column)},
+                                   {"reason", D.Message}});
+          JKernels.push_back(llvm::json::Object{
+              {"name", F.Name}, {"translates", F.Lowered}, {"reasons", std::move(JReasons)}});
+          if (F.Lowered) {
+            if (Verbose)
+              Lines += fmt::format("  kernel {}: translates\n", F.Name);
+            continue;
+          }
+          Lines += fmt::format("  kernel {}: not translatable\n", F.Name);
+          for (const ir::Diagnostic &D : F.Diags)
+            Lines += fmt::format("    {}:{}: {}\n", D.Loc.line, D.Loc.column, D.Message);
+        }
+        Kernels += ModKernels;
+        Translated += ModOk;
+        if (ModOk != ModKernels)
+          Status = 1;
+        if (Json)
+          JModules.push_back(llvm::json::Object{{"module", Src->name()},
+                                                {"target", std::string(T->Name)},
+                                                {"kernels", std::move(JKernels)}});
+        else
+          llvm::outs() << fmt::format("{} [{}]: {} of {} kernels translate\n{}", Src->name(),
+                                      T->Name, ModOk, ModKernels, Lines);
+      }
+    }
+    if (Json)
+      continue;
+    llvm::outs() << fmt::format("\n{}: {} modules ({} not readable), {} of {} kernels translate "
+                                "({:.1f}%)\n",
+                                T->Name, Modules, ModuleErrors, Translated, Kernels,
+                                Kernels ? 100.0 * Translated / Kernels : 100.0);
+    if (Reasons.empty())
+      continue;
+    std::vector<std::pair<std::string, Reason>> Sorted(Reasons.begin(), Reasons.end());
+    std::sort(Sorted.begin(), Sorted.end(), [](const auto &A, const auto &B) {
+      return A.second.Count != B.second.Count ? A.second.Count > B.second.Count : A.first < B.first;
+    });
+    llvm::outs() << fmt::format("{:>7} {:>8}  {:<50} {}\n", "count", "kernels", "reason",
+                                "first at");
+    for (auto &[Text, R] : Sorted)
+      llvm::outs() << fmt::format("{:>7} {:>8}  {:<50} {}\n", R.Count, R.Kernels.size(), Text,
+                                  R.First);
+  }
+  if (Json)
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(JModules))) << "\n";
+  return Status;
+}
+
+} // namespace ptx2amd::tool
