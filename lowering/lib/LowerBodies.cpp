@@ -633,6 +633,35 @@ private:
     case Opcode::Activemask:
       def(I.Operands[0], warpBallot(B.getTrue()));
       return;
+    case Opcode::Dp4a:
+    case Opcode::Dp2a:
+      return dot(I);
+    case Opcode::Shf:
+      return funnelShift(I);
+    case Opcode::Lop3:
+      return lop3(I);
+    case Opcode::Redux:
+      return redux(I);
+    case Opcode::Cp:
+      return asyncCopy(I);
+    case Opcode::Nanosleep:
+      // Any sleep in [0, 2t] is allowed: a short one.
+      intrinsic(Intrinsic::amdgcn_s_sleep, {}, {B.getInt32(1)});
+      return;
+    case Opcode::Trap:
+      intrinsic(Intrinsic::trap);
+      return;
+    case Opcode::Brkpt:
+      intrinsic(Intrinsic::debugtrap);
+      return;
+    case Opcode::Copysign: {
+      // copysign d, a, b: b with the sign of a.
+      ir::Type T = type0(I);
+      Value *A = get(I.Operands[1], T);
+      Value *Bv = get(I.Operands[2], T);
+      def(I.Operands[0], intrinsic(Intrinsic::copysign, {Bv->getType()}, {Bv, A}));
+      return;
+    }
     default:
       unsupported();
     }
@@ -972,6 +1001,129 @@ private:
     B.CreateFence(AtomicOrdering::Acquire, Wave);
   }
 
+  /// shf.l/.r: the high (left) or low (right) word of {b, a} shifted; .clamp stops at 32.
+  void funnelShift(const ir::Instruction &I) {
+    ir::Type T = type0(I);
+    Value *A = get(I.Operands[1], T);
+    Value *Bv = get(I.Operands[2], T);
+    Value *C = get(I.Operands[3], ir::Type::U32);
+    bool Left = I.has(Mod::L);
+    Value *R = intrinsic(Left ? Intrinsic::fshl : Intrinsic::fshr, {A->getType()}, {Bv, A, C});
+    if (I.has(Mod::Clamp)) // a count of 32 or more moves a whole word: a (left) or b (right)
+      R = B.CreateSelect(B.CreateICmpUGE(C, B.getInt32(32)), Left ? A : Bv, R);
+    def(I.Operands[0], R);
+  }
+
+  /// lop3: any function of three inputs given by its truth table (a = 0xF0, b = 0xCC, c = 0xAA).
+  void lop3(const ir::Instruction &I) {
+    if (I.Operands.size() != 5 || I.Operands[4].K != Operand::Imm || !I.Mods.empty())
+      unsupported(); // the predicate forms (lop3.or/.and with |p): not yet
+    ir::Type T = type0(I);
+    Value *A = get(I.Operands[1], T);
+    Value *Bv = get(I.Operands[2], T);
+    Value *C = get(I.Operands[3], T);
+    Value *NA = B.CreateNot(A);
+    Value *NB = B.CreateNot(Bv);
+    Value *NC = B.CreateNot(C);
+    uint64_t Lut = static_cast<uint64_t>(I.Operands[4].Offset) & 0xff;
+    Value *R = ConstantInt::get(A->getType(), 0);
+    for (unsigned K = 0; K < 8; ++K) {
+      if (!(Lut >> K & 1))
+        continue;
+      Value *Term = B.CreateAnd(K & 4 ? A : NA, K & 2 ? Bv : NB);
+      R = B.CreateOr(R, B.CreateAnd(Term, K & 1 ? C : NC));
+    }
+    def(I.Operands[0], R);
+  }
+
+  /// dp4a / dp2a: dot products of bytes (and halves) with 32-bit accumulation.
+  void dot(const ir::Instruction &I) {
+    if (I.Types.size() != 2)
+      unsupported();
+    bool SA = isSigned(I.Types[0]), SB = isSigned(I.Types[1]);
+    Value *A = get(I.Operands[1], ir::Type::B32);
+    Value *Bv = get(I.Operands[2], ir::Type::B32);
+    Value *Acc = get(I.Operands[3], ir::Type::B32);
+    bool Two = I.Op == Opcode::Dp2a;
+    unsigned BFirst = Two && I.has(Mod::Hi) ? 2 : 0;
+    auto Part = [&](Value *V, unsigned Index, unsigned Bits, bool Signed) {
+      Value *Shifted = B.CreateLShr(V, Index * Bits);
+      Value *Narrow = B.CreateTrunc(Shifted, B.getIntNTy(Bits));
+      return Signed ? B.CreateSExt(Narrow, B.getInt32Ty()) : B.CreateZExt(Narrow, B.getInt32Ty());
+    };
+    for (unsigned K = 0; K < (Two ? 2u : 4u); ++K) {
+      Value *X = Part(A, K, Two ? 16 : 8, SA);
+      Value *Y = Part(Bv, BFirst + K, 8, SB);
+      Acc = B.CreateAdd(Acc, B.CreateMul(X, Y));
+    }
+    def(I.Operands[0], Acc);
+  }
+
+  /// redux.sync over the lanes of the member mask, inside this lane's 32-lane warp: a butterfly
+  /// that only reads partners in the mask (the others may be inactive).
+  void redux(const ir::Instruction &I) {
+    ir::Type T = type0(I);
+    if (isFloat(T) || I.Operands.size() != 3)
+      unsupported();
+    bool Signed = isSigned(T);
+    Value *V = get(I.Operands[1], T);
+    Value *Mask = get(I.Operands[2], ir::Type::B32);
+    Value *Lane = laneId();
+    Value *Base = S.Target.WaveSize == 64 ? B.CreateAnd(laneInWave(), 32) : nullptr;
+    Value *Identity;
+    if (I.has(Mod::Add) || I.has(Mod::Or) || I.has(Mod::Xor))
+      Identity = B.getInt32(0);
+    else if (I.has(Mod::And))
+      Identity = B.getInt32(~0u);
+    else if (I.has(Mod::Min))
+      Identity = B.getInt32(Signed ? 0x7fffffff : ~0u);
+    else if (I.has(Mod::Max))
+      Identity = B.getInt32(Signed ? 0x80000000u : 0);
+    else
+      unsupported();
+    auto Combine = [&](Value *X, Value *Y) -> Value * {
+      if (I.has(Mod::Add))
+        return B.CreateAdd(X, Y);
+      if (I.has(Mod::And))
+        return B.CreateAnd(X, Y);
+      if (I.has(Mod::Or))
+        return B.CreateOr(X, Y);
+      if (I.has(Mod::Xor))
+        return B.CreateXor(X, Y);
+      Intrinsic::ID ID = I.has(Mod::Min) ? (Signed ? Intrinsic::smin : Intrinsic::umin)
+                                         : (Signed ? Intrinsic::smax : Intrinsic::umax);
+      return intrinsic(ID, {X->getType()}, {X, Y});
+    };
+    for (unsigned Step = 16; Step >= 1; Step /= 2) {
+      Value *Partner = B.CreateXor(Lane, Step);
+      Value *WaveLane = Base ? B.CreateOr(Base, Partner) : Partner;
+      Value *Other = intrinsic(Intrinsic::amdgcn_ds_bpermute, {}, {B.CreateShl(WaveLane, 2), V});
+      Value *Bit = B.CreateAnd(B.CreateLShr(Mask, Partner), 1);
+      Value *InMask = B.CreateICmpNE(Bit, B.getInt32(0));
+      V = Combine(V, B.CreateSelect(InMask, Other, Identity));
+    }
+    def(I.Operands[0], V);
+  }
+
+  /// cp.async: done as a synchronous copy, so commit_group and wait_group have nothing to wait
+  /// for.
+  void asyncCopy(const ir::Instruction &I) {
+    if (I.has(Mod::Commit_group) || I.has(Mod::Wait_group) || I.has(Mod::Wait_all))
+      return;
+    if (!I.has(Mod::Async) || !I.has(Mod::Shared) || !I.has(Mod::Global) || I.has(Mod::Bulk) ||
+        I.Operands.size() < 3 || I.Operands[2].K != Operand::Imm)
+      unsupported(); // bulk and tensor copies, mbarrier completion: not yet
+    int64_t Size = I.Operands[2].Offset;
+    if (Size != 4 && Size != 8 && Size != 16)
+      fail("cp.async copies 4, 8 or 16 bytes");
+    if (I.Operands.size() > 3 && !(I.Operands[3].K == Operand::Imm && I.Operands[3].Offset == Size))
+      unsupported(); // a source size below the copy size (zero fill): not yet
+    Value *Dst = address(I.Operands[0], ASLDS);
+    Value *Src = address(I.Operands[1], ASGlobal);
+    llvm::Type *T = B.getIntNTy(8 * Size);
+    B.CreateAlignedStore(B.CreateAlignedLoad(T, Src, Align(Size)), Dst, Align(Size));
+  }
+
   /// mul.lo / mul.hi / mul.wide
   Value *multiply(const ir::Instruction &I, Value *A, Value *C, bool Signed, unsigned Bits) {
     if (I.has(Mod::Lo) || (!I.has(Mod::Hi) && !I.has(Mod::Wide)))
@@ -1265,8 +1417,6 @@ private:
       return;
     if ((IsLoad && O == AtomicOrdering::Release) || (!IsLoad && O == AtomicOrdering::Acquire))
       fail("invalid memory ordering for this operation");
-    if (vectorWidth(I) != 1)
-      unsupported();
     if (auto *L = dyn_cast<LoadInst>(MemOp))
       L->setAtomic(O, S.Ctx.getOrInsertSyncScopeID(syncScope(I)));
     if (auto *St = dyn_cast<StoreInst>(MemOp))
@@ -1280,17 +1430,34 @@ private:
     llvm::Type *ET = valueType(S.Ctx, T);
     unsigned EB = std::max(1u, ir::typeBits(T) / 8);
     llvm::Type *LT = N == 1 ? ET : FixedVectorType::get(ET, N);
+    const Operand &D = I.Operands[0];
+    if (N > 1 && isAtomicAccess(I)) {
+      // Atomic vector accesses are atomic per element.
+      if (D.K != Operand::Vector || D.Elements.size() != N)
+        fail("a vector load needs a vector destination of the same width");
+      for (unsigned K = 0; K < N; ++K) {
+        Value *PK = B.CreateGEP(ET, P, B.getInt64(K));
+        auto *LK = B.CreateAlignedLoad(ET, PK, Align(EB));
+        applyOrdering(I, LK, true);
+        def(D.Elements[K], convertLoaded(LK, D.Elements[K], T));
+      }
+      return;
+    }
     auto *L = B.CreateAlignedLoad(LT, P, Align(EB * N));
     applyOrdering(I, L, true);
     if (N == 1) {
       def(I.Operands[0], convertLoaded(L, I.Operands[0], T));
       return;
     }
-    const Operand &D = I.Operands[0];
     if (D.K != Operand::Vector || D.Elements.size() != N)
       fail("a vector load needs a vector destination of the same width");
     for (unsigned K = 0; K < N; ++K)
       def(D.Elements[K], convertLoaded(B.CreateExtractElement(L, K), D.Elements[K], T));
+  }
+
+  static bool isAtomicAccess(const ir::Instruction &I) {
+    return !I.has(Mod::Volatile) &&
+           (I.has(Mod::Relaxed) || I.has(Mod::Acquire) || I.has(Mod::Release));
   }
 
   /// A loaded value into its register: sign-extended for signed types narrower than it.
@@ -1307,6 +1474,17 @@ private:
     llvm::Type *ET = valueType(S.Ctx, T);
     unsigned EB = std::max(1u, ir::typeBits(T) / 8);
     Value *V;
+    if (N > 1 && isAtomicAccess(I)) {
+      const Operand &A = I.Operands[1];
+      if (A.K != Operand::Vector || A.Elements.size() != N)
+        fail("a vector store needs a vector source of the same width");
+      for (unsigned K = 0; K < N; ++K) {
+        Value *EV = get(A.Elements[K], T);
+        Value *PK = B.CreateGEP(ET, P, B.getInt64(K));
+        applyOrdering(I, B.CreateAlignedStore(EV, PK, Align(EB)), false);
+      }
+      return;
+    }
     if (N == 1) {
       V = get(I.Operands[1], T);
     } else {
