@@ -92,7 +92,63 @@ GlobalValue::LinkageTypes linkageOf(ir::Linkage L) {
 
 } // namespace
 
+namespace {
+
+/// One element of an initializer that holds addresses: a number, or a symbol (+ offset).
+struct InitElement {
+  bool IsSymbol = false;
+  uint64_t Value = 0;
+  const ir::Initializer *Symbol = nullptr;
+};
+
+std::optional<std::string> flatten(const ir::Initializer &I, unsigned ElemBytes,
+                                   std::vector<InitElement> &Out) {
+  switch (I.K) {
+  case ir::Initializer::None:
+    return std::nullopt;
+  case ir::Initializer::Data:
+    for (size_t K = 0; K + ElemBytes <= I.Bytes.size(); K += ElemBytes) {
+      uint64_t V = 0;
+      for (unsigned J = 0; J < ElemBytes && J < 8; ++J)
+        V |= uint64_t(I.Bytes[K + J]) << (8 * J);
+      Out.push_back({false, V, nullptr});
+    }
+    return std::nullopt;
+  case ir::Initializer::Int:
+  case ir::Initializer::Float:
+    Out.push_back({false, static_cast<uint64_t>(I.Value), nullptr});
+    return std::nullopt;
+  case ir::Initializer::List:
+    for (const ir::Initializer &E : I.Elements)
+      if (auto P = flatten(E, ElemBytes, Out))
+        return P;
+    return std::nullopt;
+  case ir::Initializer::Symbol:
+    if (I.Mask || ElemBytes != 8)
+      return "byte-mask and 32-bit address initializers are not supported yet";
+    Out.push_back({true, 0, &I});
+    return std::nullopt;
+  case ir::Initializer::Named:
+    return "sampler initializers are not supported yet";
+  }
+  return std::nullopt;
+}
+
+bool hasSymbols(const ir::Initializer &I) {
+  if (I.K == ir::Initializer::Symbol)
+    return true;
+  for (const ir::Initializer &E : I.Elements)
+    if (hasSymbols(E))
+      return true;
+  return false;
+}
+
+} // namespace
+
 void declareGlobals(ModuleState &S) {
+  // Initializers that hold addresses (function tables, vtables) are filled in once every global
+  // exists, since they may name each other.
+  std::vector<std::pair<size_t, std::vector<InitElement>>> WithAddresses;
   for (const ir::Variable &V : S.PTX.Globals) {
     S.Globals.push_back(nullptr);
     S.GlobalProblem.emplace_back();
@@ -120,6 +176,29 @@ void declareGlobals(ModuleState &S) {
     if (!Declaration) {
       if (V.Sp == ir::Space::Shared) {
         Init = UndefValue::get(Ty); // LDS cannot be initialised
+      } else if (hasSymbols(V.Init)) {
+        std::vector<InitElement> Elems;
+        unsigned EB = std::max(1u, ir::typeBits(V.Ty) / 8);
+        if (auto Problem = flatten(V.Init, EB, Elems)) {
+          S.GlobalProblem.back() = *Problem;
+          continue;
+        }
+        if (Elems.size() * EB > Size) {
+          S.GlobalProblem.back() = "the initializer is larger than the variable";
+          continue;
+        }
+        SmallVector<llvm::Type *, 16> Fields(Elems.size(), Type::getIntNTy(S.Ctx, EB * 8));
+        if (Size > Elems.size() * EB)
+          Fields.push_back(ArrayType::get(Type::getInt8Ty(S.Ctx), Size - Elems.size() * EB));
+        auto *ST = StructType::get(S.Ctx, Fields, /*isPacked=*/true);
+        auto *G = new GlobalVariable(S.M, ST, V.Sp == ir::Space::Const, linkageOf(V.Link), nullptr,
+                                     V.Name, nullptr, GlobalValue::NotThreadLocal, AS);
+        G->setAlignment(Align(variableAlign(V)));
+        if (V.Link == ir::Linkage::Visible)
+          G->setVisibility(GlobalValue::ProtectedVisibility);
+        S.Globals.back() = G;
+        WithAddresses.push_back({S.Globals.size() - 1, std::move(Elems)});
+        continue;
       } else {
         std::vector<uint8_t> Bytes;
         if (auto Problem = initializerBytes(V.Init, std::max(1u, ir::typeBits(V.Ty) / 8), Bytes)) {
@@ -143,9 +222,47 @@ void declareGlobals(ModuleState &S) {
       G->setVisibility(GlobalValue::ProtectedVisibility);
     S.Globals.back() = G;
   }
+  for (auto &[Index, Elems] : WithAddresses) {
+    GlobalVariable *G = S.Globals[Index];
+    auto *ST = cast<StructType>(G->getValueType());
+    SmallVector<Constant *, 16> Values;
+    std::string Problem;
+    for (size_t K = 0; K < Elems.size(); ++K) {
+      auto *IT = cast<IntegerType>(ST->getElementType(K));
+      if (!Elems[K].IsSymbol) {
+        Values.push_back(ConstantInt::get(IT, Elems[K].Value));
+        continue;
+      }
+      const ir::Initializer &Sym = *Elems[K].Symbol;
+      auto It = S.PTX.Symbols.find(Sym.Name);
+      Constant *Target = nullptr;
+      if (It != S.PTX.Symbols.end() && It->second.K == ir::SymbolRef::Global)
+        Target = S.Globals[It->second.Index];
+      else if (It != S.PTX.Symbols.end() && It->second.K == ir::SymbolRef::Function)
+        Target = S.Functions[It->second.Index];
+      if (!Target) {
+        Problem = fmt::format("the initializer names '{}', which cannot be used", Sym.Name);
+        break;
+      }
+      // Addresses in initializers are generic (flat) addresses.
+      Constant *P = ConstantExpr::getGetElementPtr(
+          Type::getInt8Ty(S.Ctx), Target, ConstantInt::get(Type::getInt64Ty(S.Ctx), Sym.Value));
+      if (P->getType()->getPointerAddressSpace() != ASFlat)
+        P = ConstantExpr::getAddrSpaceCast(P, PointerType::get(S.Ctx, ASFlat));
+      Values.push_back(ConstantExpr::getPtrToInt(P, IT));
+    }
+    if (!Problem.empty()) {
+      // Kept (another initializer may name it) but unusable by functions.
+      S.GlobalProblem[Index] = Problem;
+      S.Globals[Index] = nullptr;
+      G->setInitializer(ConstantAggregateZero::get(ST));
+      continue;
+    }
+    if (ST->getNumElements() > Elems.size())
+      Values.push_back(ConstantAggregateZero::get(ST->getElementType(Elems.size())));
+    G->setInitializer(ConstantStruct::get(ST, Values));
+  }
 }
-
-namespace {
 
 llvm::Type *paramType(LLVMContext &C, const ir::Variable &P) {
   if (!P.Dims.empty() || P.VecWidth)
@@ -153,7 +270,22 @@ llvm::Type *paramType(LLVMContext &C, const ir::Variable &P) {
   return storageType(C, P.Ty);
 }
 
-} // namespace
+llvm::FunctionType *deviceFunctionType(LLVMContext &C, const std::vector<ir::Variable> &Returns,
+                                       const std::vector<ir::Variable> &Params) {
+  SmallVector<llvm::Type *, 8> PTs;
+  for (const ir::Variable &P : Params)
+    PTs.push_back(paramType(C, P));
+  llvm::Type *Ret = Type::getVoidTy(C);
+  if (Returns.size() == 1) {
+    Ret = paramType(C, Returns[0]);
+  } else if (Returns.size() > 1) {
+    SmallVector<llvm::Type *, 4> Fields;
+    for (const ir::Variable &R : Returns)
+      Fields.push_back(paramType(C, R));
+    Ret = StructType::get(C, Fields);
+  }
+  return FunctionType::get(Ret, PTs, false);
+}
 
 void declareFunctions(ModuleState &S) {
   for (auto &FP : S.PTX.Functions) {
@@ -163,26 +295,15 @@ void declareFunctions(ModuleState &S) {
     St.IsKernel = F.IsKernel;
     S.Status.push_back(St);
     S.Functions.push_back(nullptr);
-    SmallVector<llvm::Type *, 8> Params;
+    FunctionType *FT;
     if (F.IsKernel) {
       // Kernel parameters are kernarg memory at CUDA's offsets: each one a byref argument with
       // the parameter's alignment, so LLVM lays out the kernarg segment as CUDA's param buffer.
-      for (size_t K = 0; K < F.Params.size(); ++K)
-        Params.push_back(PointerType::get(S.Ctx, ASConst));
+      SmallVector<llvm::Type *, 8> Params(F.Params.size(), PointerType::get(S.Ctx, ASConst));
+      FT = FunctionType::get(Type::getVoidTy(S.Ctx), Params, false);
     } else {
-      for (const ir::Variable &P : F.Params)
-        Params.push_back(paramType(S.Ctx, P));
+      FT = deviceFunctionType(S.Ctx, F.Returns, F.Params);
     }
-    llvm::Type *Ret = Type::getVoidTy(S.Ctx);
-    if (F.Returns.size() == 1) {
-      Ret = paramType(S.Ctx, F.Returns[0]);
-    } else if (F.Returns.size() > 1) {
-      SmallVector<llvm::Type *, 4> Fields;
-      for (const ir::Variable &R : F.Returns)
-        Fields.push_back(paramType(S.Ctx, R));
-      Ret = StructType::get(S.Ctx, Fields);
-    }
-    auto *FT = FunctionType::get(Ret, Params, false);
     auto Link = F.IsKernel || F.Link != ir::Linkage::Internal ? GlobalValue::ExternalLinkage
                                                               : GlobalValue::InternalLinkage;
     auto *LF = llvm::Function::Create(FT, Link, F.Name, S.M);

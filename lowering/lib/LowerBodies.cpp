@@ -1570,22 +1570,42 @@ private:
     const Operand *Rets = nullptr;
     if (K < I.Operands.size() && I.Operands[K].K == Operand::List)
       Rets = &I.Operands[K++];
-    if (K >= I.Operands.size() || I.Operands[K].K != Operand::Symbol ||
-        I.Operands[K].Sym.K != ir::SymbolRef::Function)
-      fail("indirect calls are not supported yet");
-    size_t Callee = I.Operands[K++].Sym.Index;
-    const ir::Function &CF = *S.PTX.Functions[Callee];
-    llvm::Function *LCF = S.Functions[Callee];
-    if (!CF.isDefinition())
-      fail(fmt::format("call to external function '{}' is not supported yet", CF.Name));
+    if (K >= I.Operands.size())
+      fail("a call needs a callee");
+    const Operand &CalleeOp = I.Operands[K++];
+    FunctionType *FT;
+    Value *CalleeV;
+    size_t NumParams, NumReturns;
+    if (CalleeOp.K == Operand::Symbol && CalleeOp.Sym.K == ir::SymbolRef::Function) {
+      const ir::Function &CF = *S.PTX.Functions[CalleeOp.Sym.Index];
+      if (!CF.isDefinition())
+        fail(fmt::format("call to external function '{}' is not supported yet", CF.Name));
+      llvm::Function *LCF = S.Functions[CalleeOp.Sym.Index];
+      FT = LCF->getFunctionType();
+      CalleeV = LCF;
+      NumParams = CF.Params.size();
+      NumReturns = CF.Returns.size();
+    } else if (CalleeOp.K == Operand::Value) {
+      // Indirect: `call (ret), %rd, (args), prototype;` with the function's address in %rd.
+      const Operand &Last = I.Operands.back();
+      if (Last.K != Operand::Symbol || Last.Sym.K != ir::SymbolRef::Prototype)
+        fail("an indirect call needs a .callprototype (.calltargets lists are not supported yet)");
+      const ir::CallPrototype &P = F.Prototypes[Last.Sym.Index];
+      FT = deviceFunctionType(S.Ctx, P.Returns, P.Params);
+      CalleeV = B.CreateIntToPtr(value(CalleeOp.V), PointerType::get(S.Ctx, ASFlat));
+      NumParams = P.Params.size();
+      NumReturns = P.Returns.size();
+    } else {
+      fail("unsupported callee");
+    }
     SmallVector<Value *, 8> Args;
-    if (K < I.Operands.size()) {
+    if (K < I.Operands.size() && I.Operands[K].K == Operand::List) {
       const Operand &ArgList = I.Operands[K];
-      if (ArgList.K != Operand::List || ArgList.Elements.size() != CF.Params.size())
+      if (ArgList.Elements.size() != NumParams)
         fail("argument count does not match the callee");
       for (size_t J = 0; J < ArgList.Elements.size(); ++J) {
         const Operand &A = ArgList.Elements[J];
-        llvm::Type *PT = LCF->getFunctionType()->getParamType(J);
+        llvm::Type *PT = FT->getParamType(J);
         if (A.K == Operand::Symbol && A.Sym.K == ir::SymbolRef::Local)
           Args.push_back(B.CreateLoad(PT, LocalPtr[A.Sym.Index]));
         else if (A.K == Operand::Value)
@@ -1594,13 +1614,15 @@ private:
           fail("unsupported call argument");
       }
     }
-    if (Args.size() != CF.Params.size())
+    if (Args.size() != NumParams)
       fail("argument count does not match the callee");
-    Value *R = B.CreateCall(LCF, Args);
+    Value *R = B.CreateCall(FT, CalleeV, Args);
     if (!Rets)
       return;
+    if (Rets->Elements.size() != NumReturns)
+      fail("return value count does not match the callee");
     for (size_t J = 0; J < Rets->Elements.size(); ++J) {
-      Value *RV = CF.Returns.size() == 1 ? R : B.CreateExtractValue(R, J);
+      Value *RV = NumReturns == 1 ? R : B.CreateExtractValue(R, J);
       const Operand &D = Rets->Elements[J];
       if (D.K == Operand::Symbol && D.Sym.K == ir::SymbolRef::Local)
         B.CreateStore(RV, LocalPtr[D.Sym.Index]);

@@ -39,6 +39,11 @@ void dropFunctionsWithFailedCallees(ModuleState &S);
 llvm::Type *storageType(llvm::LLVMContext &C, ir::Type T);
 /// The LLVM type an instruction of type \p T computes in (float types as LLVM floats).
 llvm::Type *valueType(llvm::LLVMContext &C, ir::Type T);
+/// The LLVM type of a device-function parameter, and a device function's type.
+llvm::Type *paramType(llvm::LLVMContext &C, const ir::Variable &P);
+llvm::FunctionType *deviceFunctionType(llvm::LLVMContext &C,
+                                       const std::vector<ir::Variable> &Returns,
+                                       const std::vector<ir::Variable> &Params);
 /// Size and alignment of a PTX variable.
 uint64_t variableSize(const ir::Variable &V);
 unsigned variableAlign(const ir::Variable &V);

@@ -59,9 +59,9 @@ llvm::Expected<LoweredModule> lowerModule(ir::Module &M, const TargetDesc &Targe
   ModuleState S{M, Target, *Out.Context, *Out.Module, {}, {}, {}, {}};
 
   // The passes, in order. Each is one file of lib/.
-  declareGlobals(S);                 // Declarations.cpp: .global/.const/.shared variables
-  declareFunctions(S);               // Declarations.cpp: kernels (byref kernargs) and functions
-  lowerBodies(S);                    // LowerBodies.cpp: instructions, one function at a time
+  declareFunctions(S); // Declarations.cpp: kernels (byref kernargs) and functions
+  declareGlobals(S);   // Declarations.cpp: variables (initializers may name functions)
+  lowerBodies(S);      // LowerBodies.cpp: instructions, one function at a time
   dropFunctionsWithFailedCallees(S); // Pipeline.cpp: a failed function fails its callers
 
   std::string Problems;
