@@ -32,7 +32,7 @@ StringRef syncScope(const ir::Instruction &I) {
 class FunctionLowerer {
 public:
   FunctionLowerer(ModuleState &S, size_t Index)
-      : S(S), Index(Index), F(*S.PTX.Functions[Index]), LF(*S.Functions[Index]), B(S.Ctx) {}
+      : S(S), F(*S.PTX.Functions[Index]), LF(*S.Functions[Index]), B(S.Ctx) {}
 
   void run() {
     Entry = BasicBlock::Create(S.Ctx, "entry", &LF);
@@ -1708,7 +1708,6 @@ private:
   }
 
   ModuleState &S;
-  size_t Index;
   ir::Function &F;
   llvm::Function &LF;
   IRBuilder<> B;

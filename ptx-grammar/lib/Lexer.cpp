@@ -186,7 +186,7 @@ void PtxLexer::skipTrivia() {
   }
 }
 
-bool PtxLexer::skipToEndOfBlock(size_t OpenPos, SourceLoc OpenLoc) {
+bool PtxLexer::skipToEndOfBlock(SourceLoc OpenLoc) {
   // Pos is just after '{'. Finds the matching '}' across comments and strings.
   unsigned Depth = 1;
   while (Pos < End) {
@@ -243,7 +243,6 @@ bool PtxLexer::skipToEndOfBlock(size_t OpenPos, SourceLoc OpenLoc) {
     ++Pos;
   }
   Error = LexError{OpenLoc, "'{' is never closed"};
-  (void)OpenPos;
   return false;
 }
 
@@ -374,8 +373,8 @@ std::unique_ptr<Token> PtxLexer::nextToken() {
       if (Pos >= End || Text[Pos] != '{')
         return fail(Start, Loc, "expected '{' after .section name");
       SourceLoc OpenLoc{static_cast<uint32_t>(Line), static_cast<uint32_t>(Pos - LineStart + 1)};
-      size_t Open = Pos++;
-      if (!skipToEndOfBlock(Open, OpenLoc)) {
+      ++Pos;
+      if (!skipToEndOfBlock(OpenLoc)) {
         Done = true;
         return make(P::ERROR_CHAR, Start, Loc);
       }
@@ -434,7 +433,7 @@ std::unique_ptr<Token> PtxLexer::nextToken() {
       return make(P::INIT_LIST, Start, Loc);
     ++Pos;
     if (!Vector && M == Mode::Module && BraceIsBlock.empty()) {
-      if (!skipToEndOfBlock(Start, Loc)) {
+      if (!skipToEndOfBlock(Loc)) {
         Done = true;
         return make(P::ERROR_CHAR, Start, Loc);
       }

@@ -21,6 +21,51 @@ struct BuildError {
   std::string Message;
 };
 
+/// The value of an integer literal (decimal, 0x.., 0b.., octal with a leading 0, optional U
+/// suffix); nullopt when a digit is invalid or the value needs more than 64 bits.
+std::optional<uint64_t> integerLiteral(std::string_view S) {
+  if (!S.empty() && S.back() == 'U')
+    S.remove_suffix(1);
+  unsigned Base = 10;
+  if (S.size() > 2 && S[0] == '0' && (S[1] | 0x20) == 'x') {
+    Base = 16;
+    S.remove_prefix(2);
+  } else if (S.size() > 2 && S[0] == '0' && (S[1] | 0x20) == 'b') {
+    Base = 2;
+    S.remove_prefix(2);
+  } else if (S.size() > 1 && S[0] == '0') {
+    Base = 8;
+    S.remove_prefix(1);
+  }
+  if (S.empty())
+    return std::nullopt;
+  unsigned __int128 V = 0;
+  for (char C : S) {
+    unsigned D = C >= '0' && C <= '9'                          ? C - '0'
+                 : std::isalpha(static_cast<unsigned char>(C)) ? (C | 0x20) - 'a' + 10
+                                                               : 99;
+    if (D >= Base)
+      return std::nullopt;
+    V = V * Base + D;
+    if (V > UINT64_MAX)
+      return std::nullopt;
+  }
+  return static_cast<uint64_t>(V);
+}
+
+/// The raw bits and width of a `0f` (8 hex digits) or `0d` (16) literal; nullopt otherwise.
+std::optional<std::pair<uint64_t, uint8_t>> hexFloatLiteral(std::string_view S) {
+  if (S.size() < 3 || S[0] != '0' || ((S[1] | 0x20) != 'f' && (S[1] | 0x20) != 'd'))
+    return std::nullopt;
+  uint64_t V = 0;
+  for (char C : S.substr(2)) {
+    if (!std::isxdigit(static_cast<unsigned char>(C)))
+      return std::nullopt;
+    V = V << 4 | (C <= '9' ? C - '0' : (C | 0x20) - 'a' + 10);
+  }
+  return std::pair<uint64_t, uint8_t>{V, (S[1] | 0x20) == 'f' ? 32 : 64};
+}
+
 class Context {
 public:
   Context(std::string_view Whole) : Whole(Whole) {}
@@ -42,41 +87,18 @@ public:
   }
 
   int64_t parseInt(Token *T) const {
-    std::string_view S = text(T);
-    if (!S.empty() && S.back() == 'U')
-      S.remove_suffix(1);
-    unsigned Base = 10;
-    if (S.size() > 2 && S[0] == '0' && (S[1] == 'x' || S[1] == 'X')) {
-      Base = 16;
-      S.remove_prefix(2);
-    } else if (S.size() > 2 && S[0] == '0' && (S[1] == 'b' || S[1] == 'B')) {
-      Base = 2;
-      S.remove_prefix(2);
-    } else if (S.size() > 1 && S[0] == '0') {
-      Base = 8;
-      S.remove_prefix(1);
-    }
-    unsigned __int128 V = 0;
-    for (char C : S) {
-      unsigned D = C <= '9' ? C - '0' : (C | 0x20) - 'a' + 10;
-      if (D >= Base)
-        throw BuildError{loc(T), fmt::format("invalid digit in '{}'", text(T))};
-      V = V * Base + D;
-      if (V > UINT64_MAX)
-        throw BuildError{loc(T), fmt::format("integer '{}' does not fit in 64 bits", text(T))};
-    }
-    return static_cast<int64_t>(static_cast<uint64_t>(V));
+    auto V = integerLiteral(text(T));
+    if (!V)
+      throw BuildError{
+          loc(T), fmt::format("invalid integer '{}' (bad digit, or more than 64 bits)", text(T))};
+    return static_cast<int64_t>(*V);
   }
 
   /// Float literal -> (bits, width). 0f/0d give raw bits; decimal literals are f64 as in PTX.
   std::pair<uint64_t, uint8_t> parseFloat(Token *T) const {
     std::string_view S = text(T);
-    if (S.size() > 2 && S[0] == '0' && ((S[1] | 0x20) == 'f' || (S[1] | 0x20) == 'd')) {
-      uint64_t V = 0;
-      for (char C : S.substr(2))
-        V = V << 4 | (C <= '9' ? C - '0' : (C | 0x20) - 'a' + 10);
-      return {V, static_cast<uint8_t>((S[1] | 0x20) == 'f' ? 32 : 64)};
-    }
+    if (auto Hex = hexFloatLiteral(S))
+      return *Hex; // the lexer has checked the digit count
     double D = std::strtod(std::string(S).c_str(), nullptr);
     uint64_t Bits;
     std::memcpy(&Bits, &D, 8);
@@ -258,40 +280,12 @@ public:
   }
 
   uint64_t numberBits(std::string_view S, Type Elem, ParserRuleContext *At) {
-    if (S.size() > 2 && S[0] == '0' && ((S[1] | 0x20) == 'f' || (S[1] | 0x20) == 'd')) {
-      uint64_t V = 0;
-      for (char C : S.substr(2)) {
-        if (!std::isxdigit(static_cast<unsigned char>(C)))
-          throw BuildError{loc(At), fmt::format("invalid number '{}' in initializer", S)};
-        V = V << 4 | (C <= '9' ? C - '0' : (C | 0x20) - 'a' + 10);
-      }
-      return V;
-    }
-    std::string_view D = S;
-    if (!D.empty() && D.back() == 'U')
-      D.remove_suffix(1);
-    unsigned Base = 10;
-    if (D.size() > 2 && D[0] == '0' && (D[1] | 0x20) == 'x') {
-      Base = 16;
-      D.remove_prefix(2);
-    } else if (D.size() > 2 && D[0] == '0' && (D[1] | 0x20) == 'b') {
-      Base = 2;
-      D.remove_prefix(2);
-    } else if (D.size() > 1 && D[0] == '0') {
-      Base = 8;
-      D.remove_prefix(1);
-    }
-    uint64_t V = 0;
-    if (D.empty())
+    if (auto Hex = hexFloatLiteral(S))
+      return Hex->first;
+    auto Int = integerLiteral(S);
+    if (!Int)
       throw BuildError{loc(At), fmt::format("invalid number '{}' in initializer", S)};
-    for (char C : D) {
-      unsigned X = C >= '0' && C <= '9'                          ? C - '0'
-                   : std::isalpha(static_cast<unsigned char>(C)) ? (C | 0x20) - 'a' + 10
-                                                                 : 99;
-      if (X >= Base)
-        throw BuildError{loc(At), fmt::format("invalid number '{}' in initializer", S)};
-      V = V * Base + X;
-    }
+    uint64_t V = *Int;
     if (typeClass(Elem) == 'F') {
       // An integer in a float initializer is a value, not bits.
       if (typeBits(Elem) == 32) {
@@ -1383,7 +1377,6 @@ private:
     bool Writes = false;
     switch (Info.Dests) {
     case DestKind::D0:
-      Writes = (I.Op == Opcode::Bar || I.Op == Opcode::Barrier) ? false : false;
       break;
     case DestKind::D1:
       Writes = true;

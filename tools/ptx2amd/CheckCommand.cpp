@@ -2,7 +2,6 @@
 #include "Commands.h"
 
 #include "ptx2amd/amdgpu-backend/Target.h"
-#include "ptx2amd/fatbin/AllPtx.h"
 #include "ptx2amd/lowering/Lowering.h"
 #include "ptx2amd/ptx-ir/Reader.h"
 
@@ -84,15 +83,16 @@ int runCheck(llvm::ArrayRef<std::string> Args) {
     std::map<std::string, Reason> Reasons;
     uint64_t Kernels = 0, Translated = 0, Modules = 0, ModuleErrors = 0;
     for (const std::string &Input : Inputs) {
-      auto Texts = fatbin::readAllPtx(Input);
-      if (!Texts) {
-        printError(llvm::toString(Texts.takeError()));
+      // Read again for each target: one module's IR at a time keeps memory bounded on large
+      // libraries.
+      auto Sources = loadSources(Input);
+      if (!Sources) {
+        printError(llvm::toString(Sources.takeError()));
         Status = 1;
         continue;
       }
-      for (auto &Text : *Texts) {
+      for (auto &Src : *Sources) {
         ++Modules;
-        auto Src = std::make_shared<const SourceText>(std::move(Text.Name), std::move(Text.Text));
         llvm::json::Array JKernels;
         auto Report = [&](const std::string &Module, const std::string &Error) {
           ++ModuleErrors;

@@ -2,7 +2,6 @@
 #include "Commands.h"
 
 #include "ptx2amd/amdgpu-backend/Codegen.h"
-#include "ptx2amd/fatbin/AllPtx.h"
 #include "ptx2amd/lowering/Lowering.h"
 #include "ptx2amd/ptx-ir/Reader.h"
 
@@ -111,21 +110,19 @@ int runCompile(llvm::ArrayRef<std::string> Args) {
     printError("compile needs an input and at least one --arch (see 'ptx2amd compile --help')");
     return 2;
   }
-  auto Texts = fatbin::readAllPtx(Input);
-  if (!Texts) {
-    printError(llvm::toString(Texts.takeError()));
+  auto Sources = loadSources(Input);
+  if (!Sources) {
+    printError(llvm::toString(Sources.takeError()));
     return 1;
   }
-  if (Texts->empty()) {
+  if (Sources->empty()) {
     printError(fmt::format("'{}' holds no PTX", Input));
     return 1;
   }
   std::vector<Job> Jobs;
   std::string Stem = llvm::sys::path::stem(Input).str();
-  for (size_t K = 0; K < Texts->size(); ++K)
-    Jobs.push_back({Texts->size() == 1 ? Stem : fmt::format("{}.m{}", Stem, K),
-                    std::make_shared<const SourceText>(std::move((*Texts)[K].Name),
-                                                       std::move((*Texts)[K].Text))});
+  for (size_t K = 0; K < Sources->size(); ++K)
+    Jobs.push_back({Sources->size() == 1 ? Stem : fmt::format("{}.m{}", Stem, K), (*Sources)[K]});
   bool OneOutput = Jobs.size() == 1 && Targets.size() == 1;
   if (!OneOutput && !Out.empty())
     if (auto EC = llvm::sys::fs::create_directories(Out)) {
@@ -135,13 +132,14 @@ int runCompile(llvm::ArrayRef<std::string> Args) {
   const char *Ext = Emit == "llvm" ? "ll" : Emit == "asm" ? "s" : "hsaco";
   int Status = 0;
   for (const Job &J : Jobs) {
+    // One read of the module serves every target: lowering does not change the PTX IR.
+    auto M = ir::readModule(J.Source, {true, 1, true});
+    if (!M) {
+      llvm::errs() << llvm::toString(M.takeError()) << "\n";
+      Status = 1;
+      continue;
+    }
     for (const amdgpu::Target *T : Targets) {
-      auto M = ir::readModule(J.Source, {true, 1, true});
-      if (!M) {
-        llvm::errs() << llvm::toString(M.takeError()) << "\n";
-        Status = 1;
-        break;
-      }
       lowering::TargetDesc Desc{std::string(T->Name), T->WaveSize, T->IsaVersion};
       auto L = lowering::lowerModule(**M, Desc);
       if (!L) {

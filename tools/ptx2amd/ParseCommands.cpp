@@ -12,10 +12,6 @@
 #include <chrono>
 
 namespace ptx2amd::tool {
-namespace {
-
-/// The PTX modules of a file: the file itself when it is PTX text, or every PTX entry of a CUDA
-/// binary.
 llvm::Expected<std::vector<std::shared_ptr<const SourceText>>>
 loadSources(const std::string &Path) {
   auto Texts = fatbin::readAllPtx(Path);
@@ -26,6 +22,8 @@ loadSources(const std::string &Path) {
     Out.push_back(std::make_shared<const SourceText>(std::move(T.Name), std::move(T.Text)));
   return Out;
 }
+
+namespace {
 
 bool parseUnsigned(const std::string &S, unsigned &Out) {
   if (S.empty() || S.size() > 6 || S.find_first_not_of("0123456789") != std::string::npos)

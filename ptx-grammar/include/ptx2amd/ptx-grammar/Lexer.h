@@ -69,7 +69,7 @@ private:
   std::unique_ptr<antlr4::Token> make(size_t Type, size_t Start, SourceLoc Loc);
   std::unique_ptr<antlr4::Token> fail(size_t Start, SourceLoc Loc, std::string Message);
   void skipTrivia();
-  bool skipToEndOfBlock(size_t OpenPos, SourceLoc OpenLoc);
+  bool skipToEndOfBlock(SourceLoc OpenLoc);
   bool tryInitList();
   size_t lexDotWord(size_t Start);
   void advanceTo(size_t NewPos);
