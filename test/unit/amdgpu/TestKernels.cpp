@@ -177,4 +177,18 @@ ptx2amd::amdgpu::CodeObject compileKernel(const TestKernel &K, const ptx2amd::am
   return std::move(*CO);
 }
 
+void forEachKernelTargetVersion(
+    llvm::function_ref<void(const ptx2amd::amdgpu::Target &, const ptx2amd::amdgpu::CodeObject &)>
+        Check) {
+  for (const ptx2amd::amdgpu::Target &T : ptx2amd::amdgpu::allTargets())
+    for (const TestKernel *K : AllKernels)
+      for (unsigned V : {4u, 5u, 6u}) {
+        INFO(K->Kernel << " for " << T.Name << " v" << V);
+        ptx2amd::amdgpu::CodegenOptions Opts;
+        Opts.CodeObjectVersion = V;
+        Opts.OptLevel = V == 5 ? 3 : 0;
+        Check(T, compileKernel(*K, T, Opts));
+      }
+}
+
 } // namespace amdgpu_test

@@ -4,6 +4,7 @@
 #include "ptx2amd/amdgpu-backend/Codegen.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -65,5 +66,11 @@ std::string errorText(llvm::Error E);
 /// Compiles \p K for \p T (fresh context); REQUIREs success.
 ptx2amd::amdgpu::CodeObject compileKernel(const TestKernel &K, const ptx2amd::amdgpu::Target &T,
                                           const ptx2amd::amdgpu::CodegenOptions &Opts = {});
+
+/// Compiles every test kernel for every target as code object v4, v5 (at -O3) and v6 (at -O0),
+/// and hands each code object to \p Check (with the kernel and case named in Catch's INFO).
+void forEachKernelTargetVersion(
+    llvm::function_ref<void(const ptx2amd::amdgpu::Target &, const ptx2amd::amdgpu::CodeObject &)>
+        Check);
 
 } // namespace amdgpu_test
