@@ -1,0 +1,150 @@
+// Internal: the lowering of one function body, shared by the files of pass 3 (LowerBodies.cpp
+// and the instruction families in Lower*.cpp).
+#pragma once
+
+#include "LoweringContext.h"
+
+#include <llvm/IR/IntrinsicsAMDGPU.h>
+
+namespace ptx2amd::lowering {
+
+using ir::Operand;
+using llvm::ArrayRef;
+using llvm::BasicBlock;
+using llvm::Value;
+namespace Intrinsic = llvm::Intrinsic;
+
+inline bool isSigned(ir::Type T) { return ir::typeClass(T) == 'S'; }
+inline bool isFloat(ir::Type T) { return ir::typeClass(T) == 'F'; }
+
+/// PTX scopes to LLVM AMDGPU sync scopes.
+llvm::StringRef syncScope(const ir::Instruction &I);
+
+/// Lowers one PTX function into its (already declared) LLVM function. Instruction families are
+/// member functions defined in the Lower*.cpp file of their family.
+class FunctionLowerer {
+public:
+  FunctionLowerer(ModuleState &S, size_t Index);
+  void run();
+  /// Everything that could not be lowered, in program order; the function failed if not empty.
+  std::vector<ir::Diagnostic> Problems;
+  void record(const LoweringError &E);
+  void defineAsUndefined(const ir::Instruction &I);
+  [[noreturn]] void fail(std::string Message);
+  [[noreturn]] void unsupported();
+  std::string varName(ir::ValueId V) const;
+  std::vector<size_t> blockOrder() const;
+  // ---- memory of the function: params, locals, returns ----
+  void setUpMemory();
+  void createReturn();
+  // ---- values ----
+  Value *value(ir::ValueId V);
+  /// Converts \p V (any integer/float type) to type \p T by bit reinterpretation, truncation or
+  /// extension (zero, or sign when \p Signed).
+  Value *convert(Value *V, llvm::Type *T, bool Signed = false);
+  /// A source operand as a value of the instruction type \p T.
+  Value *get(const Operand &O, ir::Type T);
+  /// Records the value of a destination operand (a register), applying the guard later.
+  void def(const Operand &O, Value *V);
+  // ---- addresses ----
+  /// The address of a symbol operand, as a pointer in the symbol's address space.
+  Value *symbolPointer(const ir::SymbolRef &Sym);
+  /// `mov.u64 %rd, sym`: the symbol's address as an integer in its own space (a 32-bit LDS
+  /// offset for shared variables, as PTX defines).
+  Value *symbolAddress(const Operand &O);
+  unsigned spaceOf(const ir::Instruction &I);
+  /// The pointer an address operand designates, in address space \p AS (~0u: .param).
+  Value *address(const Operand &A, unsigned AS);
+  // ---- special registers ----
+  Value *intrinsic(Intrinsic::ID ID, ArrayRef<llvm::Type *> Types = {},
+                   ArrayRef<Value *> Args = {});
+  /// A u16/u32 field of the HSA dispatch packet.
+  Value *dispatchField(unsigned Offset, unsigned Bits);
+  Value *localSize(unsigned C);
+  /// The lane of this work-item in its wave (0..63 on wave64).
+  Value *laneInWave();
+  Value *laneId();
+  Value *special(const Operand &O);
+  // ---- instructions ----
+  static bool hasSideEffects(ir::Opcode Op);
+  void instruction(const ir::Instruction &I, size_t Block);
+  void terminator(const ir::Instruction &I, size_t Block);
+  ir::Type type0(const ir::Instruction &I);
+  void lower(const ir::Instruction &I);
+  void mov(const ir::Instruction &I);
+  /// A register operand as its own storage value (no conversion to an instruction type).
+  Value *getRaw(const Operand &O);
+  Value *guardedDivisor(Value *D);
+  void checkFloatModifiers(const ir::Instruction &I);
+  /// `.sat` on a float result: clamp to [0, 1], NaN to +0 (maxnum ignores the NaN).
+  Value *saturate(const ir::Instruction &I, Value *V);
+  void binary(const ir::Instruction &I);
+  /// f32 flush-to-zero of subnormal values (`.ftz`), keeping the sign.
+  Value *flush(Value *V);
+  /// `.approx` functions on the hardware's own approximations.
+  void approximate(const ir::Instruction &I);
+  /// bfind: the position of the most significant non-sign bit, 0xffffffff when there is none;
+  /// `.shiftamt` gives the left shift that moves it to the top instead.
+  void bfind(const ir::Instruction &I);
+  /// bfe: `len` bits from `pos`, zero- or sign-extended; positions past the top read the sign.
+  void bfe(const ir::Instruction &I);
+  /// bfi: insert the low `len` bits of a into b at `pos`.
+  void bfi(const ir::Instruction &I);
+  /// prmt (default mode): each result byte picks one of the 8 bytes of {b, a}, optionally
+  /// replicating its sign bit.
+  void prmt(const ir::Instruction &I);
+  /// Extended precision: add.cc/addc/sub.cc/subc/mad.cc/madc through the carry flag, which PTX
+  /// keeps as implicit state between consecutive instructions.
+  void carry(const ir::Instruction &I);
+  /// bar.warp.sync: the lanes of a warp execute in lock step inside a wave; order their memory.
+  void warpSync(const ir::Instruction &);
+  /// shf.l/.r: the high (left) or low (right) word of {b, a} shifted; .clamp stops at 32.
+  void funnelShift(const ir::Instruction &I);
+  /// lop3: any function of three inputs given by its truth table (a = 0xF0, b = 0xCC, c = 0xAA).
+  void lop3(const ir::Instruction &I);
+  /// dp4a / dp2a: dot products of bytes (and halves) with 32-bit accumulation.
+  void dot(const ir::Instruction &I);
+  /// redux.sync over the lanes of the member mask, inside this lane's 32-lane warp: a butterfly
+  /// that only reads partners in the mask (the others may be inactive).
+  void redux(const ir::Instruction &I);
+  /// cp.async: done as a synchronous copy, so commit_group and wait_group have nothing to wait
+  /// for.
+  void asyncCopy(const ir::Instruction &I);
+  /// mul.lo / mul.hi / mul.wide
+  Value *multiply(const ir::Instruction &I, Value *A, Value *C, bool Signed, unsigned Bits);
+  void mad(const ir::Instruction &I);
+  void unary(const ir::Instruction &I);
+  Value *compare(const ir::Instruction &I, ir::Type T, Value *A, Value *C);
+  void setp(const ir::Instruction &I);
+  void cvt(const ir::Instruction &I);
+  Value *roundToInteger(const ir::Instruction &I, Value *A);
+  void cvta(const ir::Instruction &I);
+  unsigned vectorWidth(const ir::Instruction &I);
+  /// Memory ordering of ld/st: plain, volatile, or atomic with a scope.
+  void applyOrdering(const ir::Instruction &I, llvm::Instruction *MemOp, bool IsLoad);
+  void load(const ir::Instruction &I);
+  static bool isAtomicAccess(const ir::Instruction &I);
+  /// A loaded value into its register: sign-extended for signed types narrower than it.
+  Value *convertLoaded(Value *V, const Operand &D, ir::Type T);
+  void store(const ir::Instruction &I);
+  void atomic(const ir::Instruction &I);
+  void barrier(const ir::Instruction &I);
+  void call(const ir::Instruction &I);
+  // ---- warp operations: 32-lane warps, two per wave on wave64 ----
+  /// The 32 bits of a wave-wide ballot that belong to this lane's warp.
+  Value *warpBallot(Value *Pred);
+  void vote(const ir::Instruction &I);
+  void shfl(const ir::Instruction &I);
+  ModuleState &S;
+  ir::Function &F;
+  llvm::Function &LF;
+  llvm::IRBuilder<> B;
+  BasicBlock *Entry = nullptr;
+  std::vector<BasicBlock *> Start, End;
+  std::vector<Value *> Values, ParamPtr, LocalPtr;
+  std::vector<std::pair<ir::ValueId, Value *>> Defs;
+  const ir::Instruction *Cur = nullptr;
+  Value *Carry = nullptr; ///< the carry flag of extended-precision arithmetic
+};
+
+} // namespace ptx2amd::lowering

@@ -1,0 +1,264 @@
+// Memory: addresses in the AMDGPU address spaces, ld/st with their orderings, atomics, cp.async.
+#include "FunctionLowerer.h"
+
+#include "ptx2amd/ptx-ir/Printer.h"
+
+#include <fmt/format.h>
+
+using namespace llvm;
+
+namespace ptx2amd::lowering {
+using ir::Mod;
+using ir::Opcode;
+using ir::Operand;
+
+// ---- addresses ----
+/// The address of a symbol operand, as a pointer in the symbol's address space.
+Value *FunctionLowerer::symbolPointer(const ir::SymbolRef &Sym) {
+  switch (Sym.K) {
+  case ir::SymbolRef::Global: {
+    llvm::GlobalVariable *G = S.Globals[Sym.Index];
+    if (!G)
+      fail(fmt::format("global '{}' cannot be used: {}", S.PTX.Globals[Sym.Index].Name,
+                       S.GlobalProblem[Sym.Index]));
+    return G;
+  }
+  case ir::SymbolRef::Local:
+    return LocalPtr[Sym.Index];
+  case ir::SymbolRef::Param:
+    return ParamPtr[Sym.Index];
+  case ir::SymbolRef::Function:
+    if (!S.Functions[Sym.Index])
+      fail("reference to a function that is not lowered");
+    return S.Functions[Sym.Index];
+  default:
+    fail("unsupported symbol operand");
+  }
+}
+
+/// `mov.u64 %rd, sym`: the symbol's address as an integer in its own space (a 32-bit LDS
+/// offset for shared variables, as PTX defines).
+Value *FunctionLowerer::symbolAddress(const Operand &O) {
+  Value *P = symbolPointer(O.Sym);
+  unsigned AS = P->getType()->getPointerAddressSpace();
+  Value *I = B.CreatePtrToInt(P, B.getIntNTy(AS == ASLDS || AS == ASPrivate ? 32 : 64));
+  return O.Offset ? B.CreateAdd(I, ConstantInt::get(I->getType(), O.Offset)) : I;
+}
+
+unsigned FunctionLowerer::spaceOf(const ir::Instruction &I) {
+  if (I.has(Mod::Global))
+    return ASGlobal;
+  if (I.has(Mod::Shared) || I.has(Mod::SharedCta))
+    return ASLDS;
+  if (I.has(Mod::Local))
+    return ASPrivate;
+  if (I.has(Mod::Const))
+    return ASConst;
+  if (I.has(Mod::Param) || I.has(Mod::ParamEntry) || I.has(Mod::ParamFunc))
+    return ~0u;
+  if (I.has(Mod::SharedCluster))
+    fail("'.shared::cluster' memory is not supported yet");
+  return ASFlat;
+}
+
+/// The pointer an address operand designates, in address space \p AS (~0u: .param).
+Value *FunctionLowerer::address(const Operand &A, unsigned AS) {
+  if (A.K != Operand::Address)
+    fail("expected an address operand");
+  Value *P;
+  if (A.V != ir::None) {
+    Value *R = value(A.V);
+    // A register holding a .param address (`mov.b64 %rd, param`): kernel parameters live in
+    // the kernarg segment, device-function parameters in private memory.
+    if (AS == ~0u)
+      AS = F.IsKernel ? ASConst : ASPrivate;
+    P = B.CreateIntToPtr(R, PointerType::get(S.Ctx, AS));
+  } else if (A.Sym.K != ir::SymbolRef::Unresolved) {
+    P = symbolPointer(A.Sym);
+    unsigned PAS = P->getType()->getPointerAddressSpace();
+    if (AS != ~0u && PAS != AS)
+      P = B.CreateAddrSpaceCast(P, PointerType::get(S.Ctx, AS));
+  } else {
+    P = B.CreateIntToPtr(B.getInt64(A.Offset), PointerType::get(S.Ctx, AS == ~0u ? 0 : AS));
+    return P;
+  }
+  if (A.Offset)
+    P = B.CreateGEP(B.getInt8Ty(), P, B.getInt64(A.Offset));
+  return P;
+}
+
+unsigned FunctionLowerer::vectorWidth(const ir::Instruction &I) {
+  return I.has(Mod::V2) ? 2 : I.has(Mod::V4) ? 4 : I.has(Mod::V8) ? 8 : 1;
+}
+
+/// Memory ordering of ld/st: plain, volatile, or atomic with a scope.
+void FunctionLowerer::applyOrdering(const ir::Instruction &I, Instruction *MemOp, bool IsLoad) {
+  if (I.has(Mod::Volatile)) {
+    if (auto *L = dyn_cast<LoadInst>(MemOp))
+      L->setVolatile(true);
+    if (auto *St = dyn_cast<StoreInst>(MemOp))
+      St->setVolatile(true);
+    return;
+  }
+  AtomicOrdering O = I.has(Mod::Relaxed)   ? AtomicOrdering::Monotonic
+                     : I.has(Mod::Acquire) ? AtomicOrdering::Acquire
+                     : I.has(Mod::Release) ? AtomicOrdering::Release
+                                           : AtomicOrdering::NotAtomic;
+  if (O == AtomicOrdering::NotAtomic)
+    return;
+  if ((IsLoad && O == AtomicOrdering::Release) || (!IsLoad && O == AtomicOrdering::Acquire))
+    fail("invalid memory ordering for this operation");
+  if (auto *L = dyn_cast<LoadInst>(MemOp))
+    L->setAtomic(O, S.Ctx.getOrInsertSyncScopeID(syncScope(I)));
+  if (auto *St = dyn_cast<StoreInst>(MemOp))
+    St->setAtomic(O, S.Ctx.getOrInsertSyncScopeID(syncScope(I)));
+}
+
+void FunctionLowerer::load(const ir::Instruction &I) {
+  ir::Type T = type0(I);
+  unsigned N = vectorWidth(I);
+  Value *P = address(I.Operands[1], spaceOf(I));
+  llvm::Type *ET = valueType(S.Ctx, T);
+  unsigned EB = std::max(1u, ir::typeBits(T) / 8);
+  llvm::Type *LT = N == 1 ? ET : FixedVectorType::get(ET, N);
+  const Operand &D = I.Operands[0];
+  if (N > 1 && isAtomicAccess(I)) {
+    // Atomic vector accesses are atomic per element.
+    if (D.K != Operand::Vector || D.Elements.size() != N)
+      fail("a vector load needs a vector destination of the same width");
+    for (unsigned K = 0; K < N; ++K) {
+      Value *PK = B.CreateGEP(ET, P, B.getInt64(K));
+      auto *LK = B.CreateAlignedLoad(ET, PK, Align(EB));
+      applyOrdering(I, LK, true);
+      def(D.Elements[K], convertLoaded(LK, D.Elements[K], T));
+    }
+    return;
+  }
+  auto *L = B.CreateAlignedLoad(LT, P, Align(EB * N));
+  applyOrdering(I, L, true);
+  if (N == 1) {
+    def(I.Operands[0], convertLoaded(L, I.Operands[0], T));
+    return;
+  }
+  if (D.K != Operand::Vector || D.Elements.size() != N)
+    fail("a vector load needs a vector destination of the same width");
+  for (unsigned K = 0; K < N; ++K)
+    def(D.Elements[K], convertLoaded(B.CreateExtractElement(L, K), D.Elements[K], T));
+}
+
+bool FunctionLowerer::isAtomicAccess(const ir::Instruction &I) {
+  return !I.has(Mod::Volatile) &&
+         (I.has(Mod::Relaxed) || I.has(Mod::Acquire) || I.has(Mod::Release));
+}
+
+/// A loaded value into its register: sign-extended for signed types narrower than it.
+Value *FunctionLowerer::convertLoaded(Value *V, const Operand &D, ir::Type T) {
+  if (D.K != Operand::Value)
+    return V;
+  return convert(V, storageType(S.Ctx, F.Values[D.V].Ty), isSigned(T));
+}
+
+void FunctionLowerer::store(const ir::Instruction &I) {
+  ir::Type T = type0(I);
+  unsigned N = vectorWidth(I);
+  Value *P = address(I.Operands[0], spaceOf(I));
+  llvm::Type *ET = valueType(S.Ctx, T);
+  unsigned EB = std::max(1u, ir::typeBits(T) / 8);
+  Value *V;
+  if (N > 1 && isAtomicAccess(I)) {
+    const Operand &A = I.Operands[1];
+    if (A.K != Operand::Vector || A.Elements.size() != N)
+      fail("a vector store needs a vector source of the same width");
+    for (unsigned K = 0; K < N; ++K) {
+      Value *EV = get(A.Elements[K], T);
+      Value *PK = B.CreateGEP(ET, P, B.getInt64(K));
+      applyOrdering(I, B.CreateAlignedStore(EV, PK, Align(EB)), false);
+    }
+    return;
+  }
+  if (N == 1) {
+    V = get(I.Operands[1], T);
+  } else {
+    const Operand &A = I.Operands[1];
+    if (A.K != Operand::Vector || A.Elements.size() != N)
+      fail("a vector store needs a vector source of the same width");
+    V = PoisonValue::get(FixedVectorType::get(ET, N));
+    for (unsigned K = 0; K < N; ++K)
+      V = B.CreateInsertElement(V, get(A.Elements[K], T), K);
+  }
+  auto *St = B.CreateAlignedStore(V, P, Align(EB * N));
+  applyOrdering(I, St, false);
+}
+
+void FunctionLowerer::atomic(const ir::Instruction &I) {
+  ir::Type T = type0(I);
+  bool Red = I.Op == Opcode::Red;
+  size_t A0 = Red ? 0 : 1;
+  if (vectorWidth(I) != 1 || I.Operands.size() < A0 + 2)
+    unsupported();
+  Value *P = address(I.Operands[A0], spaceOf(I));
+  auto Scope = S.Ctx.getOrInsertSyncScopeID(syncScope(I));
+  AtomicOrdering O = I.has(Mod::Acquire)   ? AtomicOrdering::Acquire
+                     : I.has(Mod::Release) ? AtomicOrdering::Release
+                     : I.has(Mod::AcqRel)  ? AtomicOrdering::AcquireRelease
+                                           : AtomicOrdering::Monotonic;
+  Value *V = get(I.Operands[A0 + 1], T);
+  Value *R;
+  if (I.has(Mod::Cas)) {
+    Value *New = get(I.Operands[A0 + 2], T);
+    V = convert(V, B.getIntNTy(ir::typeBits(T)));
+    New = convert(New, B.getIntNTy(ir::typeBits(T)));
+    AtomicOrdering Fail = O == AtomicOrdering::Release          ? AtomicOrdering::Monotonic
+                          : O == AtomicOrdering::AcquireRelease ? AtomicOrdering::Acquire
+                                                                : O;
+    auto *X = B.CreateAtomicCmpXchg(P, V, New, MaybeAlign(), O, Fail, Scope);
+    R = B.CreateExtractValue(X, 0);
+  } else {
+    AtomicRMWInst::BinOp Op;
+    bool Signed = isSigned(T);
+    if (I.has(Mod::Add))
+      Op = isFloat(T) ? AtomicRMWInst::FAdd : AtomicRMWInst::Add;
+    else if (I.has(Mod::Exch))
+      Op = AtomicRMWInst::Xchg;
+    else if (I.has(Mod::And))
+      Op = AtomicRMWInst::And;
+    else if (I.has(Mod::Or))
+      Op = AtomicRMWInst::Or;
+    else if (I.has(Mod::Xor))
+      Op = AtomicRMWInst::Xor;
+    else if (I.has(Mod::Min))
+      Op = isFloat(T) ? AtomicRMWInst::FMin : Signed ? AtomicRMWInst::Min : AtomicRMWInst::UMin;
+    else if (I.has(Mod::Max))
+      Op = isFloat(T) ? AtomicRMWInst::FMax : Signed ? AtomicRMWInst::Max : AtomicRMWInst::UMax;
+    else if (I.has(Mod::Inc))
+      Op = AtomicRMWInst::UIncWrap;
+    else if (I.has(Mod::Dec))
+      Op = AtomicRMWInst::UDecWrap;
+    else
+      unsupported();
+    R = B.CreateAtomicRMW(Op, P, V, MaybeAlign(), O, Scope);
+  }
+  if (!Red)
+    def(I.Operands[0], R);
+}
+
+/// cp.async: done as a synchronous copy, so commit_group and wait_group have nothing to wait
+/// for.
+void FunctionLowerer::asyncCopy(const ir::Instruction &I) {
+  if (I.has(Mod::Commit_group) || I.has(Mod::Wait_group) || I.has(Mod::Wait_all))
+    return;
+  if (!I.has(Mod::Async) || !I.has(Mod::Shared) || !I.has(Mod::Global) || I.has(Mod::Bulk) ||
+      I.Operands.size() < 3 || I.Operands[2].K != Operand::Imm)
+    unsupported(); // bulk and tensor copies, mbarrier completion: not yet
+  int64_t Size = I.Operands[2].Offset;
+  if (Size != 4 && Size != 8 && Size != 16)
+    fail("cp.async copies 4, 8 or 16 bytes");
+  if (I.Operands.size() > 3 && !(I.Operands[3].K == Operand::Imm && I.Operands[3].Offset == Size))
+    unsupported(); // a source size below the copy size (zero fill): not yet
+  Value *Dst = address(I.Operands[0], ASLDS);
+  Value *Src = address(I.Operands[1], ASGlobal);
+  llvm::Type *T = B.getIntNTy(8 * Size);
+  B.CreateAlignedStore(B.CreateAlignedLoad(T, Src, Align(Size)), Dst, Align(Size));
+}
+
+} // namespace ptx2amd::lowering
