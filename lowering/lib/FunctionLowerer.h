@@ -79,6 +79,9 @@ public:
   /// `.sat` on a float result: clamp to [0, 1], NaN to +0 (maxnum ignores the NaN).
   Value *saturate(const ir::Instruction &I, Value *V);
   void binary(const ir::Instruction &I);
+  void floatBinary(const ir::Instruction &I);
+  void floatMad(const ir::Instruction &I);
+  void floatUnary(const ir::Instruction &I);
   /// f32 flush-to-zero of subnormal values (`.ftz`), keeping the sign.
   Value *flush(Value *V);
   /// `.approx` functions on the hardware's own approximations.

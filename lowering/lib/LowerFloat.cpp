@@ -91,4 +91,75 @@ Value *FunctionLowerer::roundToInteger(const ir::Instruction &I, Value *A) {
   return intrinsic(ID, {A->getType()}, {A});
 }
 
+/// add/sub/mul/div/min/max on floats.
+void FunctionLowerer::floatBinary(const ir::Instruction &I) {
+  ir::Type T = type0(I);
+
+  checkFloatModifiers(I);
+  Value *A = get(I.Operands[1], T), *C = get(I.Operands[2], T);
+  Value *R;
+  switch (I.Op) {
+  case Opcode::Add:
+    R = B.CreateFAdd(A, C);
+    break;
+  case Opcode::Sub:
+    R = B.CreateFSub(A, C);
+    break;
+  case Opcode::Mul:
+    R = B.CreateFMul(A, C);
+    break;
+  case Opcode::Div:
+    R = B.CreateFDiv(A, C);
+    break;
+  // PTX min/max return the other operand when one is NaN: minnum/maxnum.
+  case Opcode::Min:
+    R = B.CreateMinNum(A, C);
+    break;
+  case Opcode::Max:
+    R = B.CreateMaxNum(A, C);
+    break;
+  default:
+    unsupported();
+  }
+  def(I.Operands[0], saturate(I, R));
+}
+
+/// fma/mad on floats.
+void FunctionLowerer::floatMad(const ir::Instruction &I) {
+  ir::Type T = type0(I);
+
+  checkFloatModifiers(I);
+  Value *A = get(I.Operands[1], T), *C = get(I.Operands[2], T), *D = get(I.Operands[3], T);
+  def(I.Operands[0], saturate(I, intrinsic(Intrinsic::fma, {A->getType()}, {A, C, D})));
+}
+
+/// abs/neg/sqrt/rcp on floats (the exact forms; .approx is approximate()).
+void FunctionLowerer::floatUnary(const ir::Instruction &I) {
+  ir::Type T = type0(I);
+  Value *A = get(I.Operands[1], T);
+  Value *R;
+  checkFloatModifiers(I);
+  switch (I.Op) {
+  case Opcode::Abs:
+    R = intrinsic(Intrinsic::fabs, {A->getType()}, {A});
+    break;
+  case Opcode::Neg:
+    R = B.CreateFNeg(A);
+    break;
+  case Opcode::Sqrt:
+    if (!I.has(Mod::Rn))
+      unsupported();
+    R = intrinsic(Intrinsic::sqrt, {A->getType()}, {A});
+    break;
+  case Opcode::Rcp:
+    if (!I.has(Mod::Rn))
+      unsupported();
+    R = B.CreateFDiv(ConstantFP::get(A->getType(), 1.0), A);
+    break;
+  default:
+    unsupported();
+  }
+  def(I.Operands[0], R);
+}
+
 } // namespace ptx2amd::lowering

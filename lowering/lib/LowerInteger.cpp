@@ -25,36 +25,8 @@ void FunctionLowerer::binary(const ir::Instruction &I) {
   ir::Type T = type0(I);
   if (I.Operands.size() != 3)
     unsupported();
-  if (isFloat(T)) {
-    checkFloatModifiers(I);
-    Value *A = get(I.Operands[1], T), *C = get(I.Operands[2], T);
-    Value *R;
-    switch (I.Op) {
-    case Opcode::Add:
-      R = B.CreateFAdd(A, C);
-      break;
-    case Opcode::Sub:
-      R = B.CreateFSub(A, C);
-      break;
-    case Opcode::Mul:
-      R = B.CreateFMul(A, C);
-      break;
-    case Opcode::Div:
-      R = B.CreateFDiv(A, C);
-      break;
-    // PTX min/max return the other operand when one is NaN: minnum/maxnum.
-    case Opcode::Min:
-      R = B.CreateMinNum(A, C);
-      break;
-    case Opcode::Max:
-      R = B.CreateMaxNum(A, C);
-      break;
-    default:
-      unsupported();
-    }
-    def(I.Operands[0], saturate(I, R));
-    return;
-  }
+  if (isFloat(T))
+    return floatBinary(I);
   for (const ir::Modifier &M : I.Mods)
     if (M.Id != Mod::Lo && M.Id != Mod::Hi && M.Id != Mod::Wide)
       unsupported(); // .cc, .sat, .relu: not yet
@@ -314,12 +286,8 @@ void FunctionLowerer::mad(const ir::Instruction &I) {
   if (I.has(Mod::Cc))
     return carry(I);
   ir::Type T = type0(I);
-  if (isFloat(T)) {
-    checkFloatModifiers(I);
-    Value *A = get(I.Operands[1], T), *C = get(I.Operands[2], T), *D = get(I.Operands[3], T);
-    def(I.Operands[0], saturate(I, intrinsic(Intrinsic::fma, {A->getType()}, {A, C, D})));
-    return;
-  }
+  if (isFloat(T))
+    return floatMad(I);
   for (const ir::Modifier &M : I.Mods)
     if (M.Id != Mod::Lo && M.Id != Mod::Hi && M.Id != Mod::Wide)
       unsupported();
@@ -336,33 +304,10 @@ void FunctionLowerer::mad(const ir::Instruction &I) {
 
 void FunctionLowerer::unary(const ir::Instruction &I) {
   ir::Type T = type0(I);
+  if (isFloat(T))
+    return floatUnary(I);
   Value *A = get(I.Operands[1], T);
   Value *R;
-  if (isFloat(T)) {
-    checkFloatModifiers(I);
-    switch (I.Op) {
-    case Opcode::Abs:
-      R = intrinsic(Intrinsic::fabs, {A->getType()}, {A});
-      break;
-    case Opcode::Neg:
-      R = B.CreateFNeg(A);
-      break;
-    case Opcode::Sqrt:
-      if (!I.has(Mod::Rn))
-        unsupported();
-      R = intrinsic(Intrinsic::sqrt, {A->getType()}, {A});
-      break;
-    case Opcode::Rcp:
-      if (!I.has(Mod::Rn))
-        unsupported();
-      R = B.CreateFDiv(ConstantFP::get(A->getType(), 1.0), A);
-      break;
-    default:
-      unsupported();
-    }
-    def(I.Operands[0], R);
-    return;
-  }
   switch (I.Op) {
   case Opcode::Abs:
     R = intrinsic(Intrinsic::abs, {A->getType()}, {A, B.getFalse()});
