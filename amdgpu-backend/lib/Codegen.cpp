@@ -21,15 +21,20 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CodeGen.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 
 using namespace llvm;
 
@@ -148,7 +153,8 @@ private:
   CollectingHandler *Handler;
 };
 
-Error prepareWith(Module &M, const CodegenOptions &Opts, TargetMachine &TM) {
+Error prepareWith(Module &M, const Target &T, const CodegenOptions &Opts, TargetMachine &TM,
+                  std::vector<DroppedKernel> *Dropped) {
   {
     std::string Text;
     raw_string_ostream OS(Text);
@@ -165,6 +171,11 @@ Error prepareWith(Module &M, const CodegenOptions &Opts, TargetMachine &TM) {
   M.setTargetTriple(Triple(AmdgpuTriple));
   M.setDataLayout(TM.createDataLayout());
   M.setModuleFlag(Module::Error, "amdhsa_code_object_version", Opts.CodeObjectVersion * 100);
+  if (Error E = linkDeviceLibraries(M, T, Opts.CodeObjectVersion))
+    return E;
+  std::vector<DroppedKernel> Unresolved = dropKernelsWithUnresolvedCalls(M);
+  if (Dropped)
+    Dropped->insert(Dropped->end(), Unresolved.begin(), Unresolved.end());
   return Error::success();
 }
 
@@ -203,7 +214,7 @@ struct Session {
 };
 
 Expected<Session> startSession(Module &M, const Target &T, const CodegenOptions &Opts,
-                               bool Optimize) {
+                               bool Optimize, std::vector<DroppedKernel> *Dropped = nullptr) {
   if (Error E = validateOptions(Opts))
     return E;
   Session S;
@@ -212,8 +223,8 @@ Expected<Session> startSession(Module &M, const Target &T, const CodegenOptions 
     return TM.takeError();
   S.TM = std::move(*TM);
   S.Diags = std::make_unique<DiagnosticScope>(M.getContext());
-  if (Error E = prepareWith(M, Opts, *S.TM))
-    return E;
+  if (Error E = prepareWith(M, T, Opts, *S.TM, Dropped))
+    return joinErrors(std::move(E), S.Diags->takeErrors("linking"));
   if (Optimize) {
     if (Error E = optimizeWith(M, Opts, *S.TM))
       return E;
@@ -234,8 +245,9 @@ Error validateOptions(const CodegenOptions &Opts) {
   return Error::success();
 }
 
-Error prepareModule(Module &M, const Target &T, const CodegenOptions &Opts) {
-  auto S = startSession(M, T, Opts, /*Optimize=*/false);
+Error prepareModule(Module &M, const Target &T, const CodegenOptions &Opts,
+                    std::vector<DroppedKernel> *Dropped) {
+  auto S = startSession(M, T, Opts, /*Optimize=*/false, Dropped);
   return S ? Error::success() : S.takeError();
 }
 
@@ -265,16 +277,118 @@ double msSince(std::chrono::steady_clock::time_point &Start) {
 }
 } // namespace
 
+namespace {
+
+/// The message of the fatal error that ended this thread's code generation attempt.
+thread_local std::string FatalMessage;
+
+/// LLVM reports IR it cannot select (and some other codegen failures) with
+/// report_fatal_error, which exits the process. Inside a CrashRecoveryContext our
+/// handler turns that into a failed attempt instead; elsewhere it keeps LLVM's
+/// behaviour. Crashes (signals) inside the context are recovered the same way.
+void installFatalErrorRecovery() {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    CrashRecoveryContext::Enable();
+    install_fatal_error_handler([](void *, const char *Reason, bool) {
+      if (CrashRecoveryContext *CRC = CrashRecoveryContext::GetCurrent()) {
+        FatalMessage = Reason;
+        CRC->HandleExit(1);
+      }
+      errs() << "LLVM ERROR: " << Reason << "\n";
+    });
+  });
+}
+
+/// Code generation of \p M into \p Obj in a recovery context: false (and the
+/// reason in \p Why) when LLVM hit a fatal error or crashed; \p M is unusable then.
+Expected<bool> emitObjectSafely(Module &M, TargetMachine &TM, SmallVectorImpl<char> &Obj,
+                                std::string &Why) {
+  installFatalErrorRecovery();
+  FatalMessage.clear();
+  std::optional<Error> Result;
+  CrashRecoveryContext CRC;
+  if (!CRC.RunSafely([&] { Result.emplace(emitWith(M, TM, CodeGenFileType::ObjectFile, Obj)); })) {
+    if (Result)
+      consumeError(std::move(*Result));
+    Why = FatalMessage.empty() ? "LLVM crashed in code generation" : FatalMessage;
+    return false;
+  }
+  if (*Result)
+    return std::move(*Result);
+  return true;
+}
+
+/// Deletes functions and variables nothing refers to any more (after kernels were removed), so
+/// that a function only a removed kernel called is not compiled.
+void removeUnreferenced(Module &M) {
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (Function &F : llvm::make_early_inc_range(M))
+      if (F.hasLocalLinkage() && F.use_empty()) {
+        F.eraseFromParent();
+        Changed = true;
+      }
+    for (GlobalVariable &G : llvm::make_early_inc_range(M.globals()))
+      if (G.hasLocalLinkage() && G.use_empty()) {
+        G.eraseFromParent();
+        Changed = true;
+      }
+  }
+}
+
+void eraseKernels(Module &M, function_ref<bool(const Function &)> Erase) {
+  for (Function &F : llvm::make_early_inc_range(M))
+    if (F.getCallingConv() == CallingConv::AMDGPU_KERNEL && !F.isDeclaration() && Erase(F)) {
+      F.replaceAllUsesWith(PoisonValue::get(F.getType()));
+      F.eraseFromParent();
+    }
+  removeUnreferenced(M);
+}
+
+} // namespace
+
 Expected<CodeObject> compileToCodeObject(Module &M, const Target &T, const CodegenOptions &Opts) {
   CodeObject CO;
   auto Clock = std::chrono::steady_clock::now();
-  auto S = startSession(M, T, Opts, /*Optimize=*/true);
+  auto S = startSession(M, T, Opts, /*Optimize=*/true, &CO.Dropped);
   CO.Times.OptimizeMs = msSince(Clock);
   if (!S)
     return S.takeError();
+  // A copy to fall back on: a failed attempt leaves the module it compiled unusable.
+  std::unique_ptr<Module> Intact = CloneModule(M);
   SmallString<0> Obj;
-  if (Error E = emitWith(M, *S->TM, CodeGenFileType::ObjectFile, Obj))
-    return E;
+  std::string Why;
+  Expected<bool> Emitted = emitObjectSafely(M, *S->TM, Obj, Why);
+  if (!Emitted)
+    return Emitted.takeError();
+  if (!*Emitted) {
+    // Find the kernels that fail on their own; compile the others together.
+    std::set<std::string> Failing;
+    for (Function &K : *Intact) {
+      if (K.getCallingConv() != CallingConv::AMDGPU_KERNEL || K.isDeclaration())
+        continue;
+      std::unique_ptr<Module> One = CloneModule(*Intact);
+      std::string Name = K.getName().str();
+      eraseKernels(*One, [&](const Function &F) { return F.getName() != Name; });
+      SmallString<0> Scratch;
+      std::string OneWhy;
+      Expected<bool> OneOk = emitObjectSafely(*One, *S->TM, Scratch, OneWhy);
+      if (!OneOk)
+        return OneOk.takeError();
+      if (*OneOk)
+        continue;
+      Failing.insert(Name);
+      CO.Dropped.push_back({Name, "code generation failed: " + OneWhy});
+    }
+    eraseKernels(*Intact, [&](const Function &F) { return Failing.count(F.getName().str()); });
+    Obj.clear();
+    Emitted = emitObjectSafely(*Intact, *S->TM, Obj, Why);
+    if (!Emitted)
+      return Emitted.takeError();
+    if (!*Emitted)
+      return makeError("code generation for " + StringRef(T.Name) + " failed: " + Why);
+  }
   if (Error E = S->Diags->takeErrors("code generation for " + std::string(T.Name)))
     return E;
   CO.Times.CodegenMs = msSince(Clock);

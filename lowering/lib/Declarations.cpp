@@ -287,6 +287,22 @@ llvm::FunctionType *deviceFunctionType(LLVMContext &C, const std::vector<ir::Var
   return FunctionType::get(Ret, PTs, false);
 }
 
+/// CUDA's device-side library functions that nvcc declares `.extern` (device printf and the
+/// assert handler) are provided by the project's device library under its own names; any other
+/// function keeps its name.
+static std::string deviceLibraryName(const ir::Function &F, FunctionType *FT) {
+  if (F.isDefinition())
+    return F.Name;
+  LLVMContext &C = FT->getContext();
+  auto *I32 = Type::getInt32Ty(C), *I64 = Type::getInt64Ty(C);
+  if (F.Name == "vprintf" && FT == FunctionType::get(I32, {I64, I64}, false))
+    return "__ptx2amd_vprintf";
+  if (F.Name == "__assertfail" &&
+      FT == FunctionType::get(Type::getVoidTy(C), {I64, I64, I32, I64, I64}, false))
+    return "__ptx2amd_assertfail";
+  return F.Name;
+}
+
 void declareFunctions(ModuleState &S) {
   for (auto &FP : S.PTX.Functions) {
     ir::Function &F = *FP;
@@ -306,7 +322,7 @@ void declareFunctions(ModuleState &S) {
     }
     auto Link = F.IsKernel || F.Link != ir::Linkage::Internal ? GlobalValue::ExternalLinkage
                                                               : GlobalValue::InternalLinkage;
-    auto *LF = llvm::Function::Create(FT, Link, F.Name, S.M);
+    auto *LF = llvm::Function::Create(FT, Link, deviceLibraryName(F, FT), S.M);
     if (F.IsKernel) {
       LF->setCallingConv(CallingConv::AMDGPU_KERNEL);
       for (size_t K = 0; K < F.Params.size(); ++K) {

@@ -79,10 +79,39 @@ public:
   /// `.sat` on a float result: clamp to [0, 1], NaN to +0 (maxnum ignores the NaN).
   Value *saturate(const ir::Instruction &I, Value *V);
   void binary(const ir::Instruction &I);
+  /// Scalar video instructions (LowerVideo.cpp) and their widened, selected sources.
+  void video(const ir::Instruction &I);
+  Value *videoSource(const Operand &O, bool Signed);
   void floatBinary(const ir::Instruction &I);
   void floatMad(const ir::Instruction &I);
   void floatUnary(const ir::Instruction &I);
-  /// f32 flush-to-zero of subnormal values (`.ftz`), keeping the sign.
+  /// min/max with PTX's NaN rules (.NaN, .xorsign.abs).
+  void floatMinMax(const ir::Instruction &I);
+  /// testp: the class of a float (finite, infinite, number, notanumber, normal, subnormal).
+  void testp(const ir::Instruction &I);
+  /// tanh.approx from exp2, in f32 for every type.
+  void tanh(const ir::Instruction &I);
+  /// A float rounding direction; Odd (round to odd) makes a later rounding to nearest into a
+  /// type at least two bits narrower exact.
+  enum class Round { Nearest, Zero, Down, Up, Odd };
+  /// The direction of `.rn/.rz/.rm/.rp` (to nearest without one).
+  Round rounding(const ir::Instruction &I);
+  /// \p R, the value nearest to some exact x, moved by one unit in the last place where
+  /// direction \p M needs it; \p Diff has the sign of x - R (0 or NaN: R stands).
+  Value *stepRounded(Value *R, Value *Diff, Round M);
+  /// The exact value \p S + \p E (E null: 0; |E| at most half an ulp of S) rounded to the
+  /// float type \p T in direction \p M (to nearest only when E is null).
+  Value *roundExact(Value *S, Value *E, llvm::Type *T, Round M);
+  /// Fast2Sum of \p A and \p C ordered by magnitude: S + E equals A + C exactly.
+  std::pair<Value *, Value *> twoSum(Value *A, Value *C);
+  /// add/mul/fma (Ops: a, b for add and mul; a, b, c for fma) and div/sqrt rounded in a
+  /// direction other than to nearest.
+  Value *directed(ir::Opcode Op, ArrayRef<Value *> Ops, Round M);
+  /// A NaN as the canonical NaN of its type (0x7fff / 0x7fffffff), others unchanged.
+  Value *canonicalNaN(Value *V);
+  /// `.relu`: negative values to +0, NaN to the canonical NaN.
+  Value *relu(Value *V);
+  /// Flush-to-zero of subnormal values (`.ftz`), keeping the sign (any float type or vector).
   Value *flush(Value *V);
   /// `.approx` functions on the hardware's own approximations.
   void approximate(const ir::Instruction &I);
@@ -119,6 +148,13 @@ public:
   void unary(const ir::Instruction &I);
   Value *compare(const ir::Instruction &I, ir::Type T, Value *A, Value *C);
   void setp(const ir::Instruction &I);
+  /// set: a comparison as all ones / 1.0 (per half for f16x2 and bf16x2 sources).
+  void set(const ir::Instruction &I);
+  /// slct: a if c >= 0, else b.
+  void slct(const ir::Instruction &I);
+  /// The cvt forms with packed or 8-bit float types (f16x2/bf16x2 from two f32, tf32,
+  /// e4m3x2/e5m2x2 and back).
+  void cvtPacked(const ir::Instruction &I);
   void cvt(const ir::Instruction &I);
   Value *roundToInteger(const ir::Instruction &I, Value *A);
   void cvta(const ir::Instruction &I);
@@ -132,6 +168,8 @@ public:
   void store(const ir::Instruction &I);
   void atomic(const ir::Instruction &I);
   void barrier(const ir::Instruction &I);
+  /// s_barrier between workgroup-scope release and acquire fences.
+  void workgroupBarrier();
   void call(const ir::Instruction &I);
   // ---- warp operations: 32-lane warps, two per wave on wave64 ----
   /// The 32 bits of a wave-wide ballot that belong to this lane's warp.

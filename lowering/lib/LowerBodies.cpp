@@ -291,6 +291,7 @@ bool FunctionLowerer::hasSideEffects(ir::Opcode Op) {
   case ir::Family::Compare:
   case ir::Family::Logic:
   case ir::Family::Convert:
+  case ir::Family::Video:
     return false;
   default:
     return !(Op == Opcode::Mov || Op == Opcode::Cvta || Op == Opcode::Prmt);
@@ -424,6 +425,14 @@ void FunctionLowerer::lower(const ir::Instruction &I) {
     return carry(I);
   case Opcode::Setp:
     return setp(I);
+  case Opcode::Set:
+    return set(I);
+  case Opcode::Slct:
+    return slct(I);
+  case Opcode::Testp:
+    return testp(I);
+  case Opcode::Tanh:
+    return tanh(I);
   case Opcode::Selp: {
     ir::Type T = type0(I);
     Value *A = get(I.Operands[1], T);
@@ -486,6 +495,14 @@ void FunctionLowerer::lower(const ir::Instruction &I) {
   case Opcode::Brkpt:
     intrinsic(Intrinsic::debugtrap);
     return;
+  case Opcode::Vadd:
+  case Opcode::Vsub:
+  case Opcode::Vabsdiff:
+  case Opcode::Vmin:
+  case Opcode::Vmax:
+  case Opcode::Vshl:
+  case Opcode::Vshr:
+    return video(I);
   case Opcode::Copysign: {
     // copysign d, a, b: b with the sign of a.
     ir::Type T = type0(I);

@@ -253,12 +253,31 @@ void FunctionLowerer::asyncCopy(const ir::Instruction &I) {
   int64_t Size = I.Operands[2].Offset;
   if (Size != 4 && Size != 8 && Size != 16)
     fail("cp.async copies 4, 8 or 16 bytes");
-  if (I.Operands.size() > 3 && !(I.Operands[3].K == Operand::Imm && I.Operands[3].Offset == Size))
-    unsupported(); // a source size below the copy size (zero fill): not yet
   Value *Dst = address(I.Operands[0], ASLDS);
   Value *Src = address(I.Operands[1], ASGlobal);
   llvm::Type *T = B.getIntNTy(8 * Size);
-  B.CreateAlignedStore(B.CreateAlignedLoad(T, Src, Align(Size)), Dst, Align(Size));
+  // [dst], [src], cp-size {, src-size | ignore-src} {, cache-policy}
+  size_t Extra = I.Operands.size() - 3 - (I.has(Mod::L2CacheHint) ? 1 : 0);
+  if (Extra > 1)
+    unsupported();
+  bool Partial = Extra == 1 && !(I.Operands[3].K == Operand::Imm && I.Operands[3].Offset == Size);
+  if (Partial && I.Operands[3].K == Operand::Value &&
+      F.Values[I.Operands[3].V].Ty == ir::Type::Pred)
+    unsupported(); // the ignore-src predicate form: not yet
+  if (!Partial) {
+    B.CreateAlignedStore(B.CreateAlignedLoad(T, Src, Align(Size)), Dst, Align(Size));
+    return;
+  }
+  // A source size below the copy size: read only that many bytes (the rest may not exist) and
+  // fill the others with zeros. A masked load reads nothing where the mask is off.
+  Value *SrcSize = get(I.Operands[3], ir::Type::U32);
+  auto *Bytes = FixedVectorType::get(B.getInt8Ty(), Size);
+  SmallVector<Constant *, 16> Index;
+  for (int64_t K = 0; K < Size; ++K)
+    Index.push_back(B.getInt32(K));
+  Value *Mask = B.CreateICmpULT(ConstantVector::get(Index), B.CreateVectorSplat(Size, SrcSize));
+  Value *Data = B.CreateMaskedLoad(Bytes, Src, Align(Size), Mask, Constant::getNullValue(Bytes));
+  B.CreateAlignedStore(Data, Dst, Align(Size));
 }
 
 } // namespace ptx2amd::lowering

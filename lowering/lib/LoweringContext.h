@@ -34,6 +34,7 @@ void declareGlobals(ModuleState &S);
 void declareFunctions(ModuleState &S);
 void lowerBodies(ModuleState &S);
 void dropFunctionsWithFailedCallees(ModuleState &S);
+void collectExternalCallees(ModuleState &S);
 
 /// The LLVM type a PTX register of type \p T lives in: iN (i1 for predicates).
 llvm::Type *storageType(llvm::LLVMContext &C, ir::Type T);

@@ -8,6 +8,8 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <set>
+
 namespace ptx2amd::lowering {
 
 void dropFunctionsWithFailedCallees(ModuleState &S) {
@@ -50,6 +52,40 @@ void dropFunctionsWithFailedCallees(ModuleState &S) {
     }
 }
 
+void collectExternalCallees(ModuleState &S) {
+  llvm::DenseMap<llvm::Function *, size_t> IndexOf;
+  for (size_t K = 0; K < S.Functions.size(); ++K)
+    if (S.Functions[K])
+      IndexOf[S.Functions[K]] = K;
+  // Direct callees first, then their closure over the call graph.
+  std::vector<std::vector<size_t>> Callees(S.Functions.size());
+  std::vector<std::set<std::string>> Externals(S.Functions.size());
+  for (size_t K = 0; K < S.Functions.size(); ++K) {
+    if (!S.Functions[K] || !S.Status[K].Lowered)
+      continue;
+    for (llvm::BasicBlock &BB : *S.Functions[K])
+      for (llvm::Instruction &I : BB)
+        if (auto *Call = llvm::dyn_cast<llvm::CallInst>(&I)) {
+          auto It = IndexOf.find(Call->getCalledFunction());
+          if (It == IndexOf.end())
+            continue;
+          if (S.PTX.Functions[It->second]->isDefinition())
+            Callees[K].push_back(It->second);
+          else if (!It->first->getName().starts_with("__ptx2amd_")) // the device library's
+            Externals[K].insert(S.Status[It->second].Name);
+        }
+  }
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (size_t K = 0; K < S.Functions.size(); ++K)
+      for (size_t C : Callees[K])
+        for (const std::string &Name : Externals[C])
+          Changed |= Externals[K].insert(Name).second;
+  }
+  for (size_t K = 0; K < S.Functions.size(); ++K)
+    S.Status[K].ExternalCallees.assign(Externals[K].begin(), Externals[K].end());
+}
+
 llvm::Expected<LoweredModule> lowerModule(ir::Module &M, const TargetDesc &Target) {
   ir::buildAll(M);
   LoweredModule Out;
@@ -63,6 +99,7 @@ llvm::Expected<LoweredModule> lowerModule(ir::Module &M, const TargetDesc &Targe
   declareGlobals(S);   // Declarations.cpp: variables (initializers may name functions)
   lowerBodies(S);      // LowerBodies.cpp: instructions, one function at a time
   dropFunctionsWithFailedCallees(S); // Pipeline.cpp: a failed function fails its callers
+  collectExternalCallees(S);         // Pipeline.cpp: what must be linked in before loading
 
   std::string Problems;
   llvm::raw_string_ostream OS(Problems);

@@ -6,6 +6,7 @@
 #include "ptx2amd/ptx-ir/Reader.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -20,7 +21,10 @@ const char CheckHelp[] =
 
 Reports, for each PTX module of each input (PTX text or a CUDA binary) and each target, which kernels
 translate and why the others do not, then every reason with its count, the kernels it affects and
-its first location. Needs no GPU.
+its first location. A kernel that calls functions declared `.extern` in its module (defined in
+another -rdc module, or supplied by the user at link time as with cuSPARSE's callback kernels)
+translates, and is listed with the functions its code object needs before it can be loaded.
+Needs no GPU.
 
 options:
   --arch TARGET   a target to check for (default gfx90a); repeat for more
@@ -81,7 +85,7 @@ int runCheck(llvm::ArrayRef<std::string> Args) {
   int Status = 0;
   for (const amdgpu::Target *T : Targets) {
     std::map<std::string, Reason> Reasons;
-    uint64_t Kernels = 0, Translated = 0, Modules = 0, ModuleErrors = 0;
+    uint64_t Kernels = 0, Translated = 0, NeedLink = 0, Modules = 0, ModuleErrors = 0;
     for (const std::string &Input : Inputs) {
       // Read again for each target: one module's IR at a time keeps memory bounded on large
       // libraries.
@@ -114,7 +118,7 @@ int runCheck(llvm::ArrayRef<std::string> Args) {
           Report(Src->name(), llvm::toString(L.takeError()));
           continue;
         }
-        uint64_t ModKernels = 0, ModOk = 0;
+        uint64_t ModKernels = 0, ModOk = 0, ModNeedLink = 0;
         std::string Lines;
         for (const lowering::FunctionStatus &F : L->Functions) {
           for (const ir::Diagnostic &D : F.Diags) {
@@ -133,8 +137,19 @@ int runCheck(llvm::ArrayRef<std::string> Args) {
             JReasons.push_back(
                 llvm::json::Object{{"location", fmt::format("{}:{}", D.Loc.line, D.Loc.column)},
                                    {"reason", D.Message}});
-          JKernels.push_back(llvm::json::Object{
-              {"name", F.Name}, {"translates", F.Lowered}, {"reasons", std::move(JReasons)}});
+          llvm::json::Array JExternals;
+          for (const std::string &E : F.ExternalCallees)
+            JExternals.push_back(E);
+          JKernels.push_back(llvm::json::Object{{"name", F.Name},
+                                                {"translates", F.Lowered},
+                                                {"reasons", std::move(JReasons)},
+                                                {"external_callees", std::move(JExternals)}});
+          if (F.Lowered && !F.ExternalCallees.empty()) {
+            ++ModNeedLink;
+            Lines += fmt::format("  kernel {}: translates; needs at link time: {}\n", F.Name,
+                                 fmt::join(F.ExternalCallees, ", "));
+            continue;
+          }
           if (F.Lowered) {
             if (Verbose)
               Lines += fmt::format("  kernel {}: translates\n", F.Name);
@@ -146,6 +161,7 @@ int runCheck(llvm::ArrayRef<std::string> Args) {
         }
         Kernels += ModKernels;
         Translated += ModOk;
+        NeedLink += ModNeedLink;
         if (ModOk != ModKernels)
           Status = 1;
         if (Json)
@@ -163,6 +179,11 @@ int runCheck(llvm::ArrayRef<std::string> Args) {
                                 "({:.1f}%)\n",
                                 T->Name, Modules, ModuleErrors, Translated, Kernels,
                                 Kernels ? 100.0 * Translated / Kernels : 100.0);
+    if (NeedLink)
+      llvm::outs() << fmt::format("  {} of them call functions defined outside their module and "
+                                  "load once those are linked in ({:.1f}% translate without any)\n",
+                                  NeedLink,
+                                  Kernels ? 100.0 * (Translated - NeedLink) / Kernels : 100.0);
     if (Reasons.empty())
       continue;
     std::vector<std::pair<std::string, Reason>> Sorted(Reasons.begin(), Reasons.end());

@@ -53,22 +53,42 @@ struct PhaseTimes {
   double LinkMs = 0;     ///< lld, including the wait for the lld mutex
 };
 
+/// A kernel left out of a code object, and why (the others are still there).
+struct DroppedKernel {
+  std::string Name;
+  std::string Reason;
+};
+
 struct CodeObject {
   std::vector<uint8_t> Bytes; ///< the linked ELF shared object (HSACO)
   const Target *Tgt = nullptr;
   unsigned CodeObjectVersion = 0;
   std::vector<KernelMetadata> Kernels; ///< read back from Bytes
   std::vector<std::string> Warnings;   ///< warning diagnostics from optimisation/codegen
+  std::vector<DroppedKernel> Dropped;  ///< kernels of the module that are not in Bytes
   PhaseTimes Times;
 };
 
 /// Checks the options (opt level, code object version): an error names the bad one.
 llvm::Error validateOptions(const CodegenOptions &Opts);
 
-/// Verifies \p M (the verifier's text is the error) and sets its triple, data
-/// layout and the amdhsa_code_object_version module flag for \p T. A module
-/// whose triple names another architecture is an error.
-llvm::Error prepareModule(llvm::Module &M, const Target &T, const CodegenOptions &Opts);
+/// Verifies \p M (the verifier's text is the error), sets its triple, data
+/// layout and the amdhsa_code_object_version module flag for \p T, and links
+/// the device-library functions it calls (linkDeviceLibraries). A module whose
+/// triple names another architecture is an error. Kernels that still call
+/// functions defined nowhere are removed and listed in \p Dropped when given.
+llvm::Error prepareModule(llvm::Module &M, const Target &T, const CodegenOptions &Opts,
+                          std::vector<DroppedKernel> *Dropped = nullptr);
+
+/// Links, from the device libraries embedded in this library, the functions \p M
+/// calls: `__ptx2amd_*` from the project's own (device-lib/, built for the
+/// target's wave size), `__ocml_*`/`__ockl_*` from ROCm's; defines ROCm's
+/// `__oclc_*` control variables for \p T. Linked functions become internal.
+llvm::Error linkDeviceLibraries(llvm::Module &M, const Target &T, unsigned CodeObjectVersion);
+
+/// Removes the kernels (and functions) that call, directly or not, a function
+/// that \p M declares but does not define; returns the kernels with the reason.
+std::vector<DroppedKernel> dropKernelsWithUnresolvedCalls(llvm::Module &M);
 
 /// prepareModule, then the default per-module pipeline at Opts.OptLevel (-O0: the
 /// O0 pipeline, which only runs always-inline and the like). For `--emit llvm`.
@@ -79,6 +99,9 @@ llvm::Expected<std::string> compileToAssembly(llvm::Module &M, const Target &T,
                                               const CodegenOptions &Opts);
 
 /// optimizeModule, codegen to a relocatable object, link with lld, read the metadata.
+/// A kernel whose code generation fails (LLVM reports a fatal error or crashes in
+/// instruction selection) is left out and listed in CodeObject::Dropped; the
+/// others are still compiled.
 llvm::Expected<CodeObject> compileToCodeObject(llvm::Module &M, const Target &T,
                                                const CodegenOptions &Opts);
 

@@ -29,6 +29,10 @@ struct FunctionStatus {
   bool IsKernel = false;
   bool Lowered = false;
   std::vector<ir::Diagnostic> Diags; ///< why it was not lowered
+  /// Functions declared `.extern` in this module (defined in another -rdc module or supplied at
+  /// link time) that it calls, directly or through its callees, sorted: the code object needs
+  /// them resolved before it can be loaded.
+  std::vector<std::string> ExternalCallees;
 };
 
 struct LoweredModule {
