@@ -137,7 +137,7 @@ public:
   /// dp4a / dp2a: dot products of bytes (and halves) with 32-bit accumulation.
   void dot(const ir::Instruction &I);
   /// redux.sync over the lanes of the member mask, inside this lane's 32-lane warp: a butterfly
-  /// that only reads partners in the mask (the others may be inactive).
+  /// for the full mask, else a read of every lane that combines the members only.
   void redux(const ir::Instruction &I);
   /// cp.async: done as a synchronous copy, so commit_group and wait_group have nothing to wait
   /// for.

@@ -229,7 +229,8 @@ void FunctionLowerer::cvt(const ir::Instruction &I) {
       Value *Inf = B.createIsFPClass(R, fcInf);
       Value *Max =
           ConstantFP::get(DV, APFloat::getLargest(DV->getFltSemantics(), /*Negative=*/false));
-      Value *SignedMax = intrinsic(Intrinsic::copysign, {DV}, {Max, R});
+      Value *Neg = B.CreateFCmpOLT(R, ConstantFP::get(DV, 0.0));
+      Value *SignedMax = B.CreateSelect(Neg, B.CreateFNeg(Max), Max);
       R = B.CreateSelect(Inf, SignedMax, R);
     }
     if (I.has(Mod::Relu))
@@ -315,7 +316,8 @@ void FunctionLowerer::cvtPacked(const ir::Instruction &I) {
       if (Satfinite) {
         Value *Inf = B.createIsFPClass(H, fcInf);
         Value *Max = ConstantFP::get(HT, APFloat::getLargest(HT->getFltSemantics(), false));
-        Value *SignedMax = intrinsic(Intrinsic::copysign, {HT}, {Max, H});
+        Value *Neg = B.CreateFCmpOLT(H, ConstantFP::get(HT, 0.0));
+        Value *SignedMax = B.CreateSelect(Neg, B.CreateFNeg(Max), Max);
         H = B.CreateSelect(Inf, SignedMax, H);
       }
       return Relu ? relu(H) : H;

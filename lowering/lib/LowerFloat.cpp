@@ -65,7 +65,17 @@ Value *FunctionLowerer::flush(Value *V) {
   const fltSemantics &Sem = T->getScalarType()->getFltSemantics();
   Value *Abs = intrinsic(Intrinsic::fabs, {T}, {V});
   Value *Tiny = B.CreateFCmpOLT(Abs, ConstantFP::get(T, APFloat::getSmallestNormalized(Sem)));
-  Value *Zero = intrinsic(Intrinsic::copysign, {T}, {ConstantFP::get(T, 0.0), V});
+  Value *Zero;
+  if (T->getScalarType()->is16bitFPTy()) {
+    // The sign bit alone: llvm.copysign.f16 of a constant crashes the gfx11 backend (LLVM 22,
+    // post-RA pseudo expansion).
+    llvm::Type *IT = bitsType(T);
+    Value *Bits = B.CreateBitCast(V, IT);
+    Value *Sign = B.CreateAnd(Bits, ConstantInt::get(IT, 0x8000));
+    Zero = B.CreateBitCast(Sign, T);
+  } else {
+    Zero = intrinsic(Intrinsic::copysign, {T}, {ConstantFP::get(T, 0.0), V});
+  }
   return B.CreateSelect(Tiny, Zero, V);
 }
 

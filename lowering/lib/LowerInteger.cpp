@@ -34,9 +34,10 @@ void FunctionLowerer::binary(const ir::Instruction &I) {
   unsigned Bits = ir::typeBits(T);
   if (I.Op == Opcode::Shl || I.Op == Opcode::Shr) {
     Value *A = get(I.Operands[1], T);
-    Value *Amt = B.CreateZExtOrTrunc(get(I.Operands[2], ir::Type::U32), A->getType());
-    Value *Big = B.CreateICmpUGE(Amt, ConstantInt::get(A->getType(), Bits));
-    Value *Safe = B.CreateSelect(Big, ConstantInt::get(A->getType(), Bits - 1), Amt);
+    // The count is a full u32 whatever the width: compare before narrowing it.
+    Value *Amt = get(I.Operands[2], ir::Type::U32);
+    Value *Big = B.CreateICmpUGE(Amt, B.getInt32(Bits));
+    Value *Safe = B.CreateZExtOrTrunc(B.CreateSelect(Big, B.getInt32(Bits - 1), Amt), A->getType());
     Value *R;
     if (I.Op == Opcode::Shl)
       R = B.CreateSelect(Big, ConstantInt::get(A->getType(), 0), B.CreateShl(A, Safe));
@@ -60,11 +61,22 @@ void FunctionLowerer::binary(const ir::Instruction &I) {
     R = multiply(I, A, C, Signed, Bits);
     break;
   case Opcode::Div:
-    R = Signed ? B.CreateSDiv(A, guardedDivisor(C)) : B.CreateUDiv(A, guardedDivisor(C));
+  case Opcode::Rem: {
+    if (!Signed) {
+      R = I.Op == Opcode::Div ? B.CreateUDiv(A, guardedDivisor(C))
+                              : B.CreateURem(A, guardedDivisor(C));
+      break;
+    }
+    // The minimum divided by -1 overflows (undefined in LLVM): divide by 1 instead and negate,
+    // which wraps to the minimum as the hardware does; the remainder is then 0.
+    Value *MinusOne = B.CreateICmpEQ(C, ConstantInt::getSigned(C->getType(), -1));
+    Value *D = B.CreateSelect(MinusOne, ConstantInt::get(C->getType(), 1), guardedDivisor(C));
+    if (I.Op == Opcode::Div)
+      R = B.CreateSelect(MinusOne, B.CreateNeg(A), B.CreateSDiv(A, D));
+    else
+      R = B.CreateSelect(MinusOne, ConstantInt::get(C->getType(), 0), B.CreateSRem(A, D));
     break;
-  case Opcode::Rem:
-    R = Signed ? B.CreateSRem(A, guardedDivisor(C)) : B.CreateURem(A, guardedDivisor(C));
-    break;
+  }
   case Opcode::Min:
     R = intrinsic(Signed ? Intrinsic::smin : Intrinsic::umin, {A->getType()}, {A, C});
     break;

@@ -90,10 +90,11 @@ Value *FunctionLowerer::special(const Operand &O) {
   case ir::SpecialReg::Clock64:
     return intrinsic(Intrinsic::readcyclecounter);
   case ir::SpecialReg::Globaltimer:
-    return intrinsic(Intrinsic::readsteadycounter);
+    // Nanoseconds: AMD GPUs count their constant real-time clock at 100 MHz.
+    return B.CreateMul(intrinsic(Intrinsic::readsteadycounter), B.getInt64(10));
   case ir::SpecialReg::DynamicSmemSize:
     // group_segment_size (static + dynamic LDS) minus the static part.
-    return B.CreateSub(dispatchField(24, 32), intrinsic(Intrinsic::amdgcn_groupstaticsize));
+    return B.CreateSub(dispatchField(28, 32), intrinsic(Intrinsic::amdgcn_groupstaticsize));
   default:
     fail(fmt::format("special register '%{}' is not supported yet", ir::specialRegName(O.SReg)));
   }

@@ -94,7 +94,6 @@ void FunctionLowerer::redux(const ir::Instruction &I) {
   bool Signed = isSigned(T);
   Value *V = get(I.Operands[1], T);
   Value *Mask = get(I.Operands[2], ir::Type::B32);
-  Value *Lane = laneId();
   Value *Base = S.Target.WaveSize == 64 ? B.CreateAnd(laneInWave(), 32) : nullptr;
   Value *Identity;
   if (I.has(Mod::Add) || I.has(Mod::Or) || I.has(Mod::Xor))
@@ -120,14 +119,28 @@ void FunctionLowerer::redux(const ir::Instruction &I) {
                                        : (Signed ? Intrinsic::smax : Intrinsic::umax);
     return intrinsic(ID, {X->getType()}, {X, Y});
   };
-  for (unsigned Step = 16; Step >= 1; Step /= 2) {
-    Value *Partner = B.CreateXor(Lane, Step);
-    Value *WaveLane = Base ? B.CreateOr(Base, Partner) : Partner;
-    Value *Other = intrinsic(Intrinsic::amdgcn_ds_bpermute, {}, {B.CreateShl(WaveLane, 2), V});
-    Value *Bit = B.CreateAnd(B.CreateLShr(Mask, Partner), 1);
-    Value *InMask = B.CreateICmpNE(Bit, B.getInt32(0));
-    V = Combine(V, B.CreateSelect(InMask, Other, Identity));
+  const Operand &MaskOp = I.Operands[2];
+  if (MaskOp.K == Operand::Imm && uint32_t(MaskOp.Offset) == ~0u) {
+    // The whole warp takes part: a butterfly over its 32 lanes.
+    Value *Lane = laneId();
+    for (unsigned Step = 16; Step >= 1; Step /= 2) {
+      Value *Partner = B.CreateXor(Lane, Step);
+      Value *WaveLane = Base ? B.CreateOr(Base, Partner) : Partner;
+      V = Combine(V, intrinsic(Intrinsic::amdgcn_ds_bpermute, {}, {B.CreateShl(WaveLane, 2), V}));
+    }
+    def(I.Operands[0], V);
+    return;
   }
+  // A member mask (the other lanes may be inactive): every lane reads each of the 32 lanes and
+  // combines the members' values.
+  Value *Acc = Identity;
+  for (unsigned K = 0; K < 32; ++K) {
+    Value *WaveLane = Base ? B.CreateOr(Base, B.getInt32(K)) : B.getInt32(K);
+    Value *Other = intrinsic(Intrinsic::amdgcn_ds_bpermute, {}, {B.CreateShl(WaveLane, 2), V});
+    Value *InMask = B.CreateICmpNE(B.CreateAnd(Mask, B.getInt32(1u << K)), B.getInt32(0));
+    Acc = Combine(Acc, B.CreateSelect(InMask, Other, Identity));
+  }
+  V = Acc;
   def(I.Operands[0], V);
 }
 
