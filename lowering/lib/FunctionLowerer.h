@@ -167,6 +167,8 @@ public:
   Value *convertLoaded(Value *V, const Operand &D, ir::Type T);
   void store(const ir::Instruction &I);
   void atomic(const ir::Instruction &I);
+  /// The memory-model metadata of an atomic: which memory it can touch.
+  void annotateAtomic(const ir::Instruction &I, llvm::Instruction *A);
   void barrier(const ir::Instruction &I);
   /// s_barrier between workgroup-scope release and acquire fences.
   void workgroupBarrier();

@@ -134,8 +134,7 @@ void FunctionLowerer::set(const ir::Instruction &I) {
   if (isFloat(DT)) {
     if (DV->isVectorTy() != bool(VT))
       unsupported();
-    def(I.Operands[0],
-        B.CreateSelect(R, ConstantFP::get(DV, 1.0), ConstantFP::get(DV, 0.0)));
+    def(I.Operands[0], B.CreateSelect(R, ConstantFP::get(DV, 1.0), ConstantFP::get(DV, 0.0)));
     return;
   }
   if (VT) { // each half all ones or zero
@@ -255,7 +254,8 @@ void FunctionLowerer::cvt(const ir::Instruction &I) {
       // hi * 2^32 + lo, both exact in f64; their Fast2Sum pair is the exact value.
       Value *HiBits = Signed ? B.CreateAShr(A, 32) : B.CreateLShr(A, 32);
       Value *Hi32 = B.CreateTrunc(HiBits, B.getInt32Ty());
-      Value *Hi = Signed ? B.CreateSIToFP(Hi32, B.getDoubleTy()) : B.CreateUIToFP(Hi32, B.getDoubleTy());
+      Value *Hi =
+          Signed ? B.CreateSIToFP(Hi32, B.getDoubleTy()) : B.CreateUIToFP(Hi32, B.getDoubleTy());
       Value *HiScaled = B.CreateFMul(Hi, ConstantFP::get(B.getDoubleTy(), 0x1p32));
       Value *Lo32 = B.CreateTrunc(A, B.getInt32Ty());
       Value *Lo = B.CreateUIToFP(Lo32, B.getDoubleTy());

@@ -487,7 +487,8 @@ void FunctionLowerer::floatMinMax(const ir::Instruction &I) {
     Value *BA = B.CreateBitCast(A, IT);
     Value *BC = B.CreateBitCast(C, IT);
     Value *Signs = B.CreateXor(BA, BC);
-    Value *Sign = B.CreateAnd(Signs, ConstantInt::get(IT, APInt::getSignMask(IT->getScalarSizeInBits())));
+    Value *Sign =
+        B.CreateAnd(Signs, ConstantInt::get(IT, APInt::getSignMask(IT->getScalarSizeInBits())));
     Value *BR = B.CreateBitCast(R, IT);
     Value *Signed = B.CreateBitCast(B.CreateOr(BR, Sign), VT);
     Value *IsNaN = B.CreateFCmpUNO(R, R);

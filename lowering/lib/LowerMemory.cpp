@@ -190,6 +190,25 @@ void FunctionLowerer::store(const ir::Instruction &I) {
   applyOrdering(I, St, false);
 }
 
+void FunctionLowerer::annotateAtomic(const ir::Instruction &I, llvm::Instruction *A) {
+  // Below system scope, an atomic works on device memory only, never on fine-grained host
+  // memory or a peer's (as HIP's atomics promise): the backend can use its atomic instructions
+  // instead of compare-and-swap loops. A generic address is never a local one (PTX leaves
+  // atomics on local memory undefined).
+  if (!I.has(Mod::Sys)) {
+    A->setMetadata("amdgpu.no.fine.grained.memory", MDNode::get(S.Ctx, {}));
+    A->setMetadata("amdgpu.no.remote.memory", MDNode::get(S.Ctx, {}));
+  }
+  Value *P = isa<AtomicRMWInst>(A) ? cast<AtomicRMWInst>(A)->getPointerOperand()
+                                   : cast<AtomicCmpXchgInst>(A)->getPointerOperand();
+  if (P->getType()->getPointerAddressSpace() == ASFlat) {
+    auto *I32 = B.getInt32Ty();
+    Metadata *Range[] = {ConstantAsMetadata::get(ConstantInt::get(I32, ASPrivate)),
+                         ConstantAsMetadata::get(ConstantInt::get(I32, ASPrivate + 1))};
+    A->setMetadata(LLVMContext::MD_noalias_addrspace, MDNode::get(S.Ctx, Range));
+  }
+}
+
 void FunctionLowerer::atomic(const ir::Instruction &I) {
   ir::Type T = type0(I);
   bool Red = I.Op == Opcode::Red;
@@ -212,6 +231,7 @@ void FunctionLowerer::atomic(const ir::Instruction &I) {
                           : O == AtomicOrdering::AcquireRelease ? AtomicOrdering::Acquire
                                                                 : O;
     auto *X = B.CreateAtomicCmpXchg(P, V, New, MaybeAlign(), O, Fail, Scope);
+    annotateAtomic(I, X);
     R = B.CreateExtractValue(X, 0);
   } else {
     AtomicRMWInst::BinOp Op;
@@ -236,7 +256,9 @@ void FunctionLowerer::atomic(const ir::Instruction &I) {
       Op = AtomicRMWInst::UDecWrap;
     else
       unsupported();
-    R = B.CreateAtomicRMW(Op, P, V, MaybeAlign(), O, Scope);
+    auto *RMW = B.CreateAtomicRMW(Op, P, V, MaybeAlign(), O, Scope);
+    annotateAtomic(I, RMW);
+    R = RMW;
   }
   if (!Red)
     def(I.Operands[0], R);

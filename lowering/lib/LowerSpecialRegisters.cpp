@@ -52,6 +52,14 @@ Value *FunctionLowerer::special(const Operand &O) {
   case ir::SpecialReg::Nctaid: {
     if (C >= 3)
       return B.getInt32(1);
+    if (S.Target.CodeObjectVersion >= 5) {
+      // hidden_block_count_{x,y,z}: the first implicit kernel arguments of code object v5.
+      Value *P = intrinsic(Intrinsic::amdgcn_implicitarg_ptr);
+      Value *F = B.CreateGEP(B.getInt8Ty(), P, B.getInt64(4 * C));
+      auto *L = B.CreateAlignedLoad(B.getInt32Ty(), F, Align(4));
+      L->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(S.Ctx, {}));
+      return L;
+    }
     // grid_size_{x,y,z} (work-items) at 12/16/20, divided by the block size, rounded up.
     Value *Grid = dispatchField(12 + 4 * C, 32);
     Value *Block = localSize(C);
@@ -89,12 +97,44 @@ Value *FunctionLowerer::special(const Operand &O) {
     return B.CreateTrunc(intrinsic(Intrinsic::readcyclecounter), B.getInt32Ty());
   case ir::SpecialReg::Clock64:
     return intrinsic(Intrinsic::readcyclecounter);
+  case ir::SpecialReg::ClockHi:
+    return B.CreateTrunc(B.CreateLShr(intrinsic(Intrinsic::readcyclecounter), 32), B.getInt32Ty());
   case ir::SpecialReg::Globaltimer:
+  case ir::SpecialReg::GlobaltimerLo:
+  case ir::SpecialReg::GlobaltimerHi: {
     // Nanoseconds: AMD GPUs count their constant real-time clock at 100 MHz.
-    return B.CreateMul(intrinsic(Intrinsic::readsteadycounter), B.getInt64(10));
-  case ir::SpecialReg::DynamicSmemSize:
+    Value *Ns = B.CreateMul(intrinsic(Intrinsic::readsteadycounter), B.getInt64(10));
+    if (O.SReg == ir::SpecialReg::GlobaltimerLo)
+      return B.CreateTrunc(Ns, B.getInt32Ty());
+    if (O.SReg == ir::SpecialReg::GlobaltimerHi)
+      return B.CreateTrunc(B.CreateLShr(Ns, 32), B.getInt32Ty());
+    return Ns;
+  }
+  case ir::SpecialReg::DynamicSmemSize: {
     // group_segment_size (static + dynamic LDS) minus the static part.
-    return B.CreateSub(dispatchField(28, 32), intrinsic(Intrinsic::amdgcn_groupstaticsize));
+    Value *Group = dispatchField(28, 32);
+    return B.CreateSub(Group, intrinsic(Intrinsic::amdgcn_groupstaticsize));
+  }
+  case ir::SpecialReg::TotalSmemSize:
+  case ir::SpecialReg::AggrSmemSize:
+    // The block's whole LDS allocation, static and dynamic: group_segment_size.
+    return dispatchField(28, 32);
+  case ir::SpecialReg::Nwarpid: {
+    // Warp ids run over the block's 32-lane warps (see %warpid).
+    Value *X = localSize(0);
+    Value *Y = localSize(1);
+    Value *Z = localSize(2);
+    Value *Threads = B.CreateMul(B.CreateMul(X, Y), Z);
+    return B.CreateLShr(B.CreateAdd(Threads, B.getInt32(31)), 5);
+  }
+  case ir::SpecialReg::Gridid:
+    // A 64-bit id of this launch: the HSA dispatch id.
+    return intrinsic(Intrinsic::amdgcn_dispatch_id);
+  case ir::SpecialReg::Smid:
+    // Any value below %nsmid is allowed and it may change during execution: one "SM" for all.
+    return B.getInt32(0);
+  case ir::SpecialReg::Nsmid:
+    return B.getInt32(1);
   default:
     fail(fmt::format("special register '%{}' is not supported yet", ir::specialRegName(O.SReg)));
   }

@@ -21,6 +21,9 @@ struct TargetDesc {
   std::string Name;        ///< e.g. "gfx90a"
   unsigned WaveSize = 64;  ///< 64 on gfx9, 32 on gfx10+ (two 32-lane warps per wave64)
   unsigned IsaVersion = 0; ///< value of __oclc_ISA_version, e.g. 9010
+  /// The code object version the module will be compiled for: from 5 on, the implicit kernel
+  /// arguments hold the grid's block counts.
+  unsigned CodeObjectVersion = 5;
 };
 
 /// The outcome for one PTX function or kernel.
