@@ -12,6 +12,7 @@
 
 #include "ptx2amd/amdgpu-backend/Codegen.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Instructions.h"
@@ -126,15 +127,39 @@ Error linkDeviceLibraries(Module &M, const Target &T, unsigned CodeObjectVersion
 }
 
 std::vector<DroppedKernel> dropKernelsWithUnresolvedCalls(Module &M) {
-  std::set<const Function *> Unresolved;
+  // Functions called and variables used that are declared but defined nowhere (dynamic shared
+  // memory is an LDS declaration by design, and LDS is per workgroup, not linked).
+  std::set<const GlobalValue *> Unresolved;
   for (Function &F : M)
     if (F.isDeclaration() && !F.isIntrinsic() && !F.use_empty())
       Unresolved.insert(&F);
+  for (GlobalVariable &G : M.globals())
+    if (G.isDeclaration() && G.getAddressSpace() != 3 && !G.use_empty())
+      Unresolved.insert(&G);
   std::vector<DroppedKernel> Dropped;
   if (Unresolved.empty())
     return Dropped;
-  // For every defined function, the first unresolved function it reaches.
-  std::map<const Function *, const Function *> Reaches;
+  // The unresolved symbols an instruction names, directly or inside constant expressions.
+  auto Named = [&](const Instruction &I, const Function *&Callee) -> const GlobalValue * {
+    const auto *Call = dyn_cast<CallBase>(&I);
+    Callee = Call ? Call->getCalledFunction() : nullptr;
+    SmallVector<const Value *, 8> Work(I.op_begin(), I.op_end());
+    std::set<const Value *> Seen;
+    while (!Work.empty()) {
+      const Value *V = Work.pop_back_val();
+      if (!Seen.insert(V).second)
+        continue;
+      if (const auto *GV = dyn_cast<GlobalValue>(V)) {
+        if (Unresolved.count(GV))
+          return GV;
+      } else if (const auto *CE = dyn_cast<ConstantExpr>(V)) {
+        Work.append(CE->op_begin(), CE->op_end());
+      }
+    }
+    return nullptr;
+  };
+  // For every defined function, the first unresolved symbol it reaches.
+  std::map<const Function *, const GlobalValue *> Reaches;
   for (bool Changed = true; Changed;) {
     Changed = false;
     for (Function &F : M) {
@@ -142,12 +167,9 @@ std::vector<DroppedKernel> dropKernelsWithUnresolvedCalls(Module &M) {
         continue;
       for (const BasicBlock &BB : F)
         for (const Instruction &I : BB) {
-          const auto *Call = dyn_cast<CallBase>(&I);
-          const Function *Callee = Call ? Call->getCalledFunction() : nullptr;
-          if (!Callee)
-            continue;
-          const Function *Missing = Unresolved.count(Callee) ? Callee : nullptr;
-          if (!Missing)
+          const Function *Callee = nullptr;
+          const GlobalValue *Missing = Named(I, Callee);
+          if (!Missing && Callee)
             if (auto It = Reaches.find(Callee); It != Reaches.end())
               Missing = It->second;
           if (Missing && !Reaches.count(&F)) {
@@ -160,7 +182,8 @@ std::vector<DroppedKernel> dropKernelsWithUnresolvedCalls(Module &M) {
   std::vector<Function *> Erase;
   for (auto &[F, Missing] : Reaches) {
     if (F->getCallingConv() == CallingConv::AMDGPU_KERNEL)
-      Dropped.push_back({F->getName().str(), "it calls '" + Missing->getName().str() +
+      Dropped.push_back({F->getName().str(), (isa<Function>(Missing) ? "it calls '" : "it uses '") +
+                                                 Missing->getName().str() +
                                                  "', which is not defined in this module"});
     Erase.push_back(const_cast<Function *>(F));
   }

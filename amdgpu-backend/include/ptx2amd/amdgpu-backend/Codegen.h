@@ -86,8 +86,9 @@ llvm::Error prepareModule(llvm::Module &M, const Target &T, const CodegenOptions
 /// `__oclc_*` control variables for \p T. Linked functions become internal.
 llvm::Error linkDeviceLibraries(llvm::Module &M, const Target &T, unsigned CodeObjectVersion);
 
-/// Removes the kernels (and functions) that call, directly or not, a function
-/// that \p M declares but does not define; returns the kernels with the reason.
+/// Removes the kernels (and functions) that call a function or use a variable,
+/// directly or not, that \p M declares but does not define (`.extern` in PTX,
+/// to be linked from elsewhere); returns the kernels with the reason.
 std::vector<DroppedKernel> dropKernelsWithUnresolvedCalls(llvm::Module &M);
 
 /// prepareModule, then the default per-module pipeline at Opts.OptLevel (-O0: the
