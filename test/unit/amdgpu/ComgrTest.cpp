@@ -80,48 +80,50 @@ uint64_t number(const Node &Map, const char *Key) {
 
 } // namespace
 
-TEST_CASE("metadata agrees with ROCm comgr", "[amdgpu][metadata][comgr]") {
-  forEachKernelTargetVersion([&](const Target &T, const CodeObject &CO) {
-    amd_comgr_data_t Data;
-    COMGR_REQUIRE(amd_comgr_create_data(AMD_COMGR_DATA_KIND_EXECUTABLE, &Data));
-    COMGR_REQUIRE(
-        amd_comgr_set_data(Data, CO.Bytes.size(), reinterpret_cast<const char *>(CO.Bytes.data())));
-    COMGR_REQUIRE(amd_comgr_set_data_name(Data, "test.hsaco"));
-    Node Root;
-    amd_comgr_status_t St = amd_comgr_get_data_metadata(Data, Root.out());
-    amd_comgr_release_data(Data);
-    REQUIRE(St == AMD_COMGR_STATUS_SUCCESS);
+void amdgpu_test::checkMetadataAgainstComgr(const Target &T, const CodeObject &CO) {
+  amd_comgr_data_t Data;
+  COMGR_REQUIRE(amd_comgr_create_data(AMD_COMGR_DATA_KIND_EXECUTABLE, &Data));
+  COMGR_REQUIRE(
+      amd_comgr_set_data(Data, CO.Bytes.size(), reinterpret_cast<const char *>(CO.Bytes.data())));
+  COMGR_REQUIRE(amd_comgr_set_data_name(Data, "test.hsaco"));
+  Node Root;
+  amd_comgr_status_t St = amd_comgr_get_data_metadata(Data, Root.out());
+  amd_comgr_release_data(Data);
+  REQUIRE(St == AMD_COMGR_STATUS_SUCCESS);
 
-    Node Kernels;
-    REQUIRE(Root.lookup("amdhsa.kernels", Kernels));
-    REQUIRE(Kernels.listSize() == CO.Kernels.size());
-    for (size_t I = 0; I < CO.Kernels.size(); ++I) {
-      Node KM;
-      COMGR_REQUIRE(amd_comgr_index_list_metadata(Kernels.get(), I, KM.out()));
-      const KernelMetadata &Ours = CO.Kernels[I];
-      CHECK(field(KM, ".name") == Ours.Name);
-      CHECK(field(KM, ".symbol") == Ours.Symbol);
-      CHECK(number(KM, ".kernarg_segment_size") == Ours.KernargSegmentSize);
-      CHECK(number(KM, ".kernarg_segment_align") == Ours.KernargSegmentAlign);
-      CHECK(number(KM, ".group_segment_fixed_size") == Ours.GroupSegmentFixedSize);
-      CHECK(number(KM, ".private_segment_fixed_size") == Ours.PrivateSegmentFixedSize);
-      CHECK(number(KM, ".wavefront_size") == Ours.WavefrontSize);
-      CHECK(number(KM, ".wavefront_size") == T.WaveSize);
-      CHECK(number(KM, ".vgpr_count") == Ours.VgprCount);
-      CHECK(number(KM, ".sgpr_count") == Ours.SgprCount);
-      CHECK(number(KM, ".max_flat_workgroup_size") == Ours.MaxFlatWorkgroupSize);
-      Node Args;
-      REQUIRE(KM.lookup(".args", Args));
-      REQUIRE(Args.listSize() == Ours.Args.size());
-      for (size_t A = 0; A < Ours.Args.size(); ++A) {
-        INFO("argument " << A);
-        Node AM;
-        COMGR_REQUIRE(amd_comgr_index_list_metadata(Args.get(), A, AM.out()));
-        CHECK(number(AM, ".offset") == Ours.Args[A].Offset);
-        CHECK(number(AM, ".size") == Ours.Args[A].Size);
-        CHECK(field(AM, ".value_kind") == Ours.Args[A].ValueKind);
-        CHECK(field(AM, ".name") == Ours.Args[A].Name);
-      }
+  Node Kernels;
+  REQUIRE(Root.lookup("amdhsa.kernels", Kernels));
+  REQUIRE(Kernels.listSize() == CO.Kernels.size());
+  for (size_t I = 0; I < CO.Kernels.size(); ++I) {
+    Node KM;
+    COMGR_REQUIRE(amd_comgr_index_list_metadata(Kernels.get(), I, KM.out()));
+    const KernelMetadata &Ours = CO.Kernels[I];
+    CHECK(field(KM, ".name") == Ours.Name);
+    CHECK(field(KM, ".symbol") == Ours.Symbol);
+    CHECK(number(KM, ".kernarg_segment_size") == Ours.KernargSegmentSize);
+    CHECK(number(KM, ".kernarg_segment_align") == Ours.KernargSegmentAlign);
+    CHECK(number(KM, ".group_segment_fixed_size") == Ours.GroupSegmentFixedSize);
+    CHECK(number(KM, ".private_segment_fixed_size") == Ours.PrivateSegmentFixedSize);
+    CHECK(number(KM, ".wavefront_size") == Ours.WavefrontSize);
+    CHECK(number(KM, ".wavefront_size") == T.WaveSize);
+    CHECK(number(KM, ".vgpr_count") == Ours.VgprCount);
+    CHECK(number(KM, ".sgpr_count") == Ours.SgprCount);
+    CHECK(number(KM, ".max_flat_workgroup_size") == Ours.MaxFlatWorkgroupSize);
+    Node Args;
+    REQUIRE(KM.lookup(".args", Args));
+    REQUIRE(Args.listSize() == Ours.Args.size());
+    for (size_t A = 0; A < Ours.Args.size(); ++A) {
+      INFO("argument " << A);
+      Node AM;
+      COMGR_REQUIRE(amd_comgr_index_list_metadata(Args.get(), A, AM.out()));
+      CHECK(number(AM, ".offset") == Ours.Args[A].Offset);
+      CHECK(number(AM, ".size") == Ours.Args[A].Size);
+      CHECK(field(AM, ".value_kind") == Ours.Args[A].ValueKind);
+      CHECK(field(AM, ".name") == Ours.Args[A].Name);
     }
-  });
+  }
+}
+
+TEST_CASE("metadata agrees with ROCm comgr", "[amdgpu][metadata][comgr]") {
+  forEachKernelTargetVersion(checkMetadataAgainstComgr);
 }

@@ -124,40 +124,44 @@ std::string yamlString(llvm::msgpack::MapDocNode &M, llvm::StringRef Key) {
 
 } // namespace
 
-TEST_CASE("metadata agrees with llvm-readelf --notes", "[amdgpu][metadata][readelf]") {
-  forEachKernelTargetVersion([&](const Target &T, const CodeObject &CO) {
-    llvm::msgpack::Document Doc;
-    REQUIRE(Doc.fromYAML(readelfNotesYaml(CO.Bytes)));
-    auto &Root = Doc.getRoot().getMap();
-    auto &Kernels = Root["amdhsa.kernels"].getArray();
-    REQUIRE(Kernels.size() == CO.Kernels.size());
-    for (size_t I = 0; I < Kernels.size(); ++I) {
-      auto &KM = Kernels[I].getMap();
-      const KernelMetadata &Ours = CO.Kernels[I];
-      CHECK(yamlString(KM, ".name") == Ours.Name);
-      CHECK(yamlString(KM, ".symbol") == Ours.Symbol);
-      CHECK(yamlUInt(KM, ".kernarg_segment_size") == Ours.KernargSegmentSize);
-      CHECK(yamlUInt(KM, ".kernarg_segment_align") == Ours.KernargSegmentAlign);
-      CHECK(yamlUInt(KM, ".group_segment_fixed_size") == Ours.GroupSegmentFixedSize);
-      CHECK(yamlUInt(KM, ".private_segment_fixed_size") == Ours.PrivateSegmentFixedSize);
-      CHECK(yamlUInt(KM, ".vgpr_count") == Ours.VgprCount);
-      CHECK(yamlUInt(KM, ".sgpr_count") == Ours.SgprCount);
-      CHECK(yamlUInt(KM, ".wavefront_size") == Ours.WavefrontSize);
-      CHECK(yamlUInt(KM, ".max_flat_workgroup_size") == Ours.MaxFlatWorkgroupSize);
-      if (KM.find(".agpr_count") != KM.end())
-        CHECK(yamlUInt(KM, ".agpr_count") == Ours.AgprCount);
-      auto &Args = KM[".args"].getArray();
-      REQUIRE(Args.size() == Ours.Args.size());
-      for (size_t A = 0; A < Args.size(); ++A) {
-        INFO("argument " << A);
-        auto &AM = Args[A].getMap();
-        CHECK(yamlUInt(AM, ".offset") == Ours.Args[A].Offset);
-        CHECK(yamlUInt(AM, ".size") == Ours.Args[A].Size);
-        CHECK(yamlString(AM, ".value_kind") == Ours.Args[A].ValueKind);
-        CHECK(yamlString(AM, ".name") == Ours.Args[A].Name);
-        CHECK(yamlString(AM, ".address_space") == Ours.Args[A].AddressSpace);
-      }
+namespace amdgpu_test {
+void checkMetadataAgainstReadelf(const Target &T, const CodeObject &CO) {
+  llvm::msgpack::Document Doc;
+  REQUIRE(Doc.fromYAML(readelfNotesYaml(CO.Bytes)));
+  auto &Root = Doc.getRoot().getMap();
+  auto &Kernels = Root["amdhsa.kernels"].getArray();
+  REQUIRE(Kernels.size() == CO.Kernels.size());
+  for (size_t I = 0; I < Kernels.size(); ++I) {
+    auto &KM = Kernels[I].getMap();
+    const KernelMetadata &Ours = CO.Kernels[I];
+    CHECK(yamlString(KM, ".name") == Ours.Name);
+    CHECK(yamlString(KM, ".symbol") == Ours.Symbol);
+    CHECK(yamlUInt(KM, ".kernarg_segment_size") == Ours.KernargSegmentSize);
+    CHECK(yamlUInt(KM, ".kernarg_segment_align") == Ours.KernargSegmentAlign);
+    CHECK(yamlUInt(KM, ".group_segment_fixed_size") == Ours.GroupSegmentFixedSize);
+    CHECK(yamlUInt(KM, ".private_segment_fixed_size") == Ours.PrivateSegmentFixedSize);
+    CHECK(yamlUInt(KM, ".vgpr_count") == Ours.VgprCount);
+    CHECK(yamlUInt(KM, ".sgpr_count") == Ours.SgprCount);
+    CHECK(yamlUInt(KM, ".wavefront_size") == Ours.WavefrontSize);
+    CHECK(yamlUInt(KM, ".max_flat_workgroup_size") == Ours.MaxFlatWorkgroupSize);
+    if (KM.find(".agpr_count") != KM.end())
+      CHECK(yamlUInt(KM, ".agpr_count") == Ours.AgprCount);
+    auto &Args = KM[".args"].getArray();
+    REQUIRE(Args.size() == Ours.Args.size());
+    for (size_t A = 0; A < Args.size(); ++A) {
+      INFO("argument " << A);
+      auto &AM = Args[A].getMap();
+      CHECK(yamlUInt(AM, ".offset") == Ours.Args[A].Offset);
+      CHECK(yamlUInt(AM, ".size") == Ours.Args[A].Size);
+      CHECK(yamlString(AM, ".value_kind") == Ours.Args[A].ValueKind);
+      CHECK(yamlString(AM, ".name") == Ours.Args[A].Name);
+      CHECK(yamlString(AM, ".address_space") == Ours.Args[A].AddressSpace);
     }
-  });
+  }
+}
+} // namespace amdgpu_test
+
+TEST_CASE("metadata agrees with llvm-readelf --notes", "[amdgpu][metadata][readelf]") {
+  forEachKernelTargetVersion(checkMetadataAgainstReadelf);
 }
 #endif

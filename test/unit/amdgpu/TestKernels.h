@@ -73,4 +73,12 @@ void forEachKernelTargetVersion(
     llvm::function_ref<void(const ptx2amd::amdgpu::Target &, const ptx2amd::amdgpu::CodeObject &)>
         Check);
 
+/// Compare a code object's metadata (as readKernelMetadata gives it) with independent readers:
+/// `llvm-readelf-22 --notes` (MetadataTest.cpp, when found) and ROCm comgr (ComgrTest.cpp, when
+/// installed). Each fails the current test on a difference.
+void checkMetadataAgainstReadelf(const ptx2amd::amdgpu::Target &T,
+                                 const ptx2amd::amdgpu::CodeObject &CO);
+void checkMetadataAgainstComgr(const ptx2amd::amdgpu::Target &T,
+                               const ptx2amd::amdgpu::CodeObject &CO);
+
 } // namespace amdgpu_test
