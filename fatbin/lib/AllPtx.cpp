@@ -61,12 +61,16 @@ llvm::Expected<std::vector<PtxText>> readAllPtx(const std::string &Path) {
   if (!Buf)
     return llvm::createStringError(Buf.getError(), "cannot read '%s': %s", Path.c_str(),
                                    Buf.getError().message().c_str());
-  std::string Name = Path == "-" ? "<stdin>" : Path;
-  if (!looksBinary((*Buf)->getBuffer()))
-    return std::vector<PtxText>{{Name, (*Buf)->getBuffer().str()}};
+  return readAllPtx(std::move(*Buf), Path == "-" ? "<stdin>" : Path);
+}
+
+llvm::Expected<std::vector<PtxText>> readAllPtx(std::unique_ptr<llvm::MemoryBuffer> Bytes,
+                                                const std::string &Name) {
+  if (!looksBinary(Bytes->getBuffer()))
+    return std::vector<PtxText>{{Name, Bytes->getBuffer().str()}};
   ReadOptions Opts;
   Opts.Name = Name;
-  auto F = Fatbin::parse(std::move(*Buf), Opts);
+  auto F = Fatbin::parse(std::move(Bytes), Opts);
   if (!F)
     return F.takeError();
   std::vector<PtxText> Out;
@@ -76,7 +80,7 @@ llvm::Expected<std::vector<PtxText>> readAllPtx(const std::string &Path) {
     auto Text = F->ptx(E);
     if (!Text)
       return Text.takeError();
-    Out.push_back({F->describe(E), Text->text().str()});
+    Out.push_back({F->describe(E), Text->text().str(), E.Arch});
   }
   return Out;
 }

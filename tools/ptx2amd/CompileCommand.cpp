@@ -1,13 +1,13 @@
 // `ptx2amd compile`: PTX (or the PTX of a CUDA binary) to LLVM IR, assembly or code objects.
 #include "Commands.h"
 
-#include "ptx2amd/amdgpu-backend/Codegen.h"
-#include "ptx2amd/lowering/Lowering.h"
-#include "ptx2amd/ptx-ir/Reader.h"
+#include "ptx2amd/amdgpu-backend/Target.h"
+#include "ptx2amd/ptx2amd.h"
 
 #include <fmt/format.h>
-#include <llvm/IR/Module.h>
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -35,17 +35,58 @@ exit status: 0 when every kernel was translated, 1 when some kernel or module fa
 errors.
 )";
 
-struct Job {
-  std::string Stem;
-  std::shared_ptr<const SourceText> Source;
+/// Owns a C API handle for a scope.
+template <typename T, ptx2amd_status (*Destroy)(T *)> struct Handle {
+  T *Ptr = nullptr;
+  Handle() = default;
+  Handle(const Handle &) = delete;
+  Handle &operator=(const Handle &) = delete;
+  ~Handle() { Destroy(Ptr); }
 };
+using Context = Handle<ptx2amd_context, ptx2amd_context_destroy>;
+using Image = Handle<ptx2amd_image, ptx2amd_image_destroy>;
+using Result = Handle<ptx2amd_result, ptx2amd_result_destroy>;
+
+/// Prints, as warnings, the functions a translation could not translate and the kernels it left
+/// out of the code object (they need a symbol from elsewhere, or code generation failed); returns
+/// whether there were any.
+bool reportUntranslated(const ptx2amd_result *R) {
+  size_t N = 0;
+  ptx2amd_result_function_count(R, &N);
+  const char *Target = "";
+  ptx2amd_result_target(R, &Target);
+  bool Any = false;
+  for (size_t K = 0; K < N; ++K) {
+    const char *Name, *Reason;
+    int IsKernel;
+    ptx2amd_function_state State;
+    ptx2amd_result_function(R, K, &Name, &IsKernel, nullptr, &Reason);
+    ptx2amd_result_function_state(R, K, &State);
+    if (State == PTX2AMD_FUNCTION_LEFT_OUT) {
+      Any = true;
+      llvm::errs() << fmt::format("ptx2amd: warning: kernel '{}' left out of the code object for "
+                                  "{}: {}\n",
+                                  Name, Target, Reason);
+      continue;
+    }
+    if (State != PTX2AMD_FUNCTION_FAILED || !*Reason)
+      continue;
+    Any = true;
+    llvm::errs() << fmt::format("ptx2amd: warning: {} '{}' not translated for {}:\n",
+                                IsKernel ? "kernel" : "function", Name, Target);
+    for (llvm::StringRef Line : llvm::split(llvm::StringRef(Reason).rtrim('\n'), '\n'))
+      // A diagnostic's PTX text line is already indented.
+      llvm::errs() << (Line.starts_with("    ") ? "" : "  ") << Line << "\n";
+  }
+  return Any;
+}
 
 } // namespace
 
 int runCompile(llvm::ArrayRef<std::string> Args) {
-  std::vector<const amdgpu::Target *> Targets;
+  std::vector<const char *> Targets;
   std::string Input, Out, Emit = "obj";
-  amdgpu::CodegenOptions CG;
+  int OptLevel = 3, CodeObjectVersion = 5;
   for (size_t K = 0; K < Args.size(); ++K) {
     const std::string &A = Args[K];
     auto Next = [&]() -> const std::string * {
@@ -67,10 +108,10 @@ int runCompile(llvm::ArrayRef<std::string> Args) {
         printError(fmt::format("unknown target '{}' (known: {})", *V, amdgpu::knownTargetNames()));
         return 2;
       }
-      Targets.push_back(T);
+      Targets.push_back(T->Name.data());
     } else if (A == "--all-targets") {
       for (const amdgpu::Target &T : amdgpu::allTargets())
-        Targets.push_back(&T);
+        Targets.push_back(T.Name.data());
     } else if (A == "--emit") {
       const std::string *V = Next();
       if (!V)
@@ -81,7 +122,7 @@ int runCompile(llvm::ArrayRef<std::string> Args) {
       }
       Emit = *V;
     } else if (A.size() == 3 && A[0] == '-' && A[1] == 'O' && A[2] >= '0' && A[2] <= '3') {
-      CG.OptLevel = A[2] - '0';
+      OptLevel = A[2] - '0';
     } else if (A == "--code-object-version") {
       const std::string *V = Next();
       if (!V)
@@ -90,7 +131,7 @@ int runCompile(llvm::ArrayRef<std::string> Args) {
         printError("--code-object-version takes 4, 5 or 6");
         return 2;
       }
-      CG.CodeObjectVersion = std::stoi(*V);
+      CodeObjectVersion = std::stoi(*V);
     } else if (A == "-o") {
       const std::string *V = Next();
       if (!V)
@@ -110,20 +151,40 @@ int runCompile(llvm::ArrayRef<std::string> Args) {
     printError("compile needs an input and at least one --arch (see 'ptx2amd compile --help')");
     return 2;
   }
-  auto Sources = loadSources(Input);
-  if (!Sources) {
-    printError(llvm::toString(Sources.takeError()));
+
+  // The same C API that libptx2amd exports does the work.
+  Context Ctx;
+  ptx2amd_output Output = Emit == "llvm"  ? PTX2AMD_OUTPUT_LLVM_IR
+                          : Emit == "asm" ? PTX2AMD_OUTPUT_ASSEMBLY
+                                          : PTX2AMD_OUTPUT_CODE_OBJECT;
+  if (ptx2amd_context_create(&Ctx.Ptr) != PTX2AMD_SUCCESS ||
+      ptx2amd_context_set_opt_level(Ctx.Ptr, OptLevel) != PTX2AMD_SUCCESS ||
+      ptx2amd_context_set_code_object_version(Ctx.Ptr, CodeObjectVersion) != PTX2AMD_SUCCESS ||
+      ptx2amd_context_set_output(Ctx.Ptr, Output) != PTX2AMD_SUCCESS) {
+    printError("cannot set up the translation context");
     return 1;
   }
-  if (Sources->empty()) {
-    printError(fmt::format("'{}' holds no PTX", Input));
+  auto Bytes = llvm::MemoryBuffer::getFileOrSTDIN(Input, /*IsText=*/false,
+                                                  /*RequiresNullTerminator=*/false);
+  if (!Bytes) {
+    printError(fmt::format("cannot read '{}': {}", Input, Bytes.getError().message()));
     return 1;
   }
-  std::vector<Job> Jobs;
+  Image Img;
+  llvm::StringRef Data = (*Bytes)->getBuffer();
+  ptx2amd_image_open(Ctx.Ptr, Data.data(), Data.size(), Input == "-" ? "<stdin>" : Input.c_str(),
+                     &Img.Ptr);
+  size_t Modules = 0;
+  if (!Img.Ptr || ptx2amd_image_module_count(Img.Ptr, &Modules) != PTX2AMD_SUCCESS ||
+      Modules == 0) {
+    const char *Why = "out of memory";
+    if (Img.Ptr)
+      ptx2amd_image_diagnostics(Img.Ptr, &Why);
+    printError(Why);
+    return 1;
+  }
   std::string Stem = llvm::sys::path::stem(Input).str();
-  for (size_t K = 0; K < Sources->size(); ++K)
-    Jobs.push_back({Sources->size() == 1 ? Stem : fmt::format("{}.m{}", Stem, K), (*Sources)[K]});
-  bool OneOutput = Jobs.size() == 1 && Targets.size() == 1;
+  bool OneOutput = Modules == 1 && Targets.size() == 1;
   if (!OneOutput && !Out.empty())
     if (auto EC = llvm::sys::fs::create_directories(Out)) {
       printError(fmt::format("cannot create '{}': {}", Out, EC.message()));
@@ -131,35 +192,40 @@ int runCompile(llvm::ArrayRef<std::string> Args) {
     }
   const char *Ext = Emit == "llvm" ? "ll" : Emit == "asm" ? "s" : "hsaco";
   int Status = 0;
-  for (const Job &J : Jobs) {
-    // One read of the module serves every target: lowering does not change the PTX IR.
-    auto M = ir::readModule(J.Source, {true, 1, true});
-    if (!M) {
-      llvm::errs() << llvm::toString(M.takeError()) << "\n";
-      Status = 1;
-      continue;
-    }
-    for (const amdgpu::Target *T : Targets) {
-      lowering::TargetDesc Desc{std::string(T->Name), T->WaveSize, T->IsaVersion};
-      auto L = lowering::lowerModule(**M, Desc);
-      if (!L) {
-        printError(llvm::toString(L.takeError()));
+  for (size_t M = 0; M < Modules; ++M) {
+    std::string ModStem = Modules == 1 ? Stem : fmt::format("{}.m{}", Stem, M);
+    for (const char *T : Targets) {
+      Result R;
+      ptx2amd_status S = ptx2amd_translate_image_module(Ctx.Ptr, Img.Ptr, M, T, &R.Ptr);
+      if (!R.Ptr) {
+        printError(ptx2amd_status_string(S));
+        return 1;
+      }
+      const char *Error = "";
+      ptx2amd_result_error(R.Ptr, &Error);
+      if (S == PTX2AMD_ERROR_INVALID_INPUT) {
+        // The PTX could not be read: its located diagnostics, once for all targets.
+        llvm::errs() << Error << "\n";
+        Status = 1;
+        break;
+      }
+      if (reportUntranslated(R.Ptr))
+        Status = 1;
+      if (S != PTX2AMD_SUCCESS) {
+        printError(Error);
         Status = 1;
         continue;
       }
-      for (const lowering::FunctionStatus &F : L->Functions) {
-        if (F.Lowered || F.Diags.empty())
-          continue;
-        Status = 1;
-        llvm::errs() << fmt::format("ptx2amd: warning: {} '{}' not translated for {}:\n",
-                                    F.IsKernel ? "kernel" : "function", F.Name, T->Name);
-        for (const ir::Diagnostic &D : F.Diags)
-          llvm::errs() << "  " << D.str() << "\n";
+      const void *Data = nullptr;
+      size_t Size = 0;
+      if (ptx2amd_result_code_object(R.Ptr, &Data, &Size) != PTX2AMD_SUCCESS) {
+        const char *Text = "";
+        ptx2amd_result_text(R.Ptr, &Text, &Size);
+        Data = Text;
       }
       std::string Path =
-          OneOutput
-              ? (Out.empty() ? fmt::format("{}.{}.{}", J.Stem, T->Name, Ext) : Out)
-              : fmt::format("{}{}{}.{}.{}", Out, Out.empty() ? "" : "/", J.Stem, T->Name, Ext);
+          OneOutput ? (Out.empty() ? fmt::format("{}.{}.{}", ModStem, T, Ext) : Out)
+                    : fmt::format("{}{}{}.{}.{}", Out, Out.empty() ? "" : "/", ModStem, T, Ext);
       std::error_code EC;
       llvm::raw_fd_ostream OS(Path, EC,
                               Emit == "obj" ? llvm::sys::fs::OF_None : llvm::sys::fs::OF_Text);
@@ -167,27 +233,7 @@ int runCompile(llvm::ArrayRef<std::string> Args) {
         printError(fmt::format("cannot write '{}': {}", Path, EC.message()));
         return 1;
       }
-      if (Emit == "llvm") {
-        L->Module->print(OS, nullptr);
-        continue;
-      }
-      if (Emit == "asm") {
-        auto Asm = amdgpu::compileToAssembly(*L->Module, *T, CG);
-        if (!Asm) {
-          printError(llvm::toString(Asm.takeError()));
-          Status = 1;
-          continue;
-        }
-        OS << *Asm;
-        continue;
-      }
-      auto CO = amdgpu::compileToCodeObject(*L->Module, *T, CG);
-      if (!CO) {
-        printError(llvm::toString(CO.takeError()));
-        Status = 1;
-        continue;
-      }
-      OS.write(reinterpret_cast<const char *>(CO->Bytes.data()), CO->Bytes.size());
+      OS.write(static_cast<const char *>(Data), Size);
     }
   }
   return Status;
