@@ -132,8 +132,21 @@ public:
   void warpSync(const ir::Instruction &);
   /// shf.l/.r: the high (left) or low (right) word of {b, a} shifted; .clamp stops at 32.
   void funnelShift(const ir::Instruction &I);
-  /// lop3: any function of three inputs given by its truth table (a = 0xF0, b = 0xCC, c = 0xAA).
+  /// lop3: any function of three inputs given by its truth table (a = 0xF0, b = 0xCC, c = 0xAA);
+  /// the .or/.and forms also combine (d != 0) with a predicate q.
   void lop3(const ir::Instruction &I);
+  /// mul24 / mad24: the 48-bit product of the low 24 bits of a and b (.hi: its bits 47..16).
+  void mul24(const ir::Instruction &I);
+  /// sad: c + |a - b|.
+  void sad(const ir::Instruction &I);
+  /// fns: the position of the n-th set bit of a mask from a base bit, upwards or downwards.
+  void fns(const ir::Instruction &I);
+  /// bmsk: a mask of b bits from bit a; szext: sign or zero extension from bit b.
+  void bmsk(const ir::Instruction &I);
+  void szext(const ir::Instruction &I);
+  /// The SIMD video instructions (vadd2 ... vmax4, vset2, vset4): halves or bytes picked from
+  /// {b, a}, one operation per element, then saturation, a masked merge into c or a sum into c.
+  void videoSimd(const ir::Instruction &I);
   /// dp4a / dp2a: dot products of bytes (and halves) with 32-bit accumulation.
   void dot(const ir::Instruction &I);
   /// redux.sync over the lanes of the member mask, inside this lane's 32-lane warp: a butterfly
@@ -178,6 +191,13 @@ public:
   Value *warpBallot(Value *Pred);
   void vote(const ir::Instruction &I);
   void shfl(const ir::Instruction &I);
+  /// match.any / match.all: which member lanes of the warp hold the same value as this one.
+  void match(const ir::Instruction &I);
+  /// elect.sync: the lowest active lane of the member mask leads.
+  void elect(const ir::Instruction &I);
+  // ---- memory hints and address classes ----
+  /// isspacep: whether a generic address lies in a state space's window.
+  void isspacep(const ir::Instruction &I);
   ModuleState &S;
   ir::Function &F;
   llvm::Function &LF;

@@ -294,7 +294,8 @@ bool FunctionLowerer::hasSideEffects(ir::Opcode Op) {
   case ir::Family::Video:
     return false;
   default:
-    return !(Op == Opcode::Mov || Op == Opcode::Cvta || Op == Opcode::Prmt);
+    return !(Op == Opcode::Mov || Op == Opcode::Cvta || Op == Opcode::Prmt ||
+             Op == Opcode::Isspacep || Op == Opcode::Prefetch || Op == Opcode::Prefetchu);
   }
 }
 
@@ -419,6 +420,17 @@ void FunctionLowerer::lower(const ir::Instruction &I) {
     return bfi(I);
   case Opcode::Prmt:
     return prmt(I);
+  case Opcode::Mul24:
+  case Opcode::Mad24:
+    return mul24(I);
+  case Opcode::Sad:
+    return sad(I);
+  case Opcode::Fns:
+    return fns(I);
+  case Opcode::Bmsk:
+    return bmsk(I);
+  case Opcode::Szext:
+    return szext(I);
   case Opcode::Addc:
   case Opcode::Subc:
   case Opcode::Madc:
@@ -471,6 +483,15 @@ void FunctionLowerer::lower(const ir::Instruction &I) {
     return shfl(I);
   case Opcode::Vote:
     return vote(I);
+  case Opcode::Match:
+    return match(I);
+  case Opcode::Elect:
+    return elect(I);
+  case Opcode::Isspacep:
+    return isspacep(I);
+  case Opcode::Prefetch:
+  case Opcode::Prefetchu:
+    return; // hints only
   case Opcode::Activemask:
     def(I.Operands[0], warpBallot(B.getTrue()));
     return;
@@ -503,6 +524,21 @@ void FunctionLowerer::lower(const ir::Instruction &I) {
   case Opcode::Vshl:
   case Opcode::Vshr:
     return video(I);
+  case Opcode::Vadd2:
+  case Opcode::Vsub2:
+  case Opcode::Vavrg2:
+  case Opcode::Vabsdiff2:
+  case Opcode::Vmin2:
+  case Opcode::Vmax2:
+  case Opcode::Vset2:
+  case Opcode::Vadd4:
+  case Opcode::Vsub4:
+  case Opcode::Vavrg4:
+  case Opcode::Vabsdiff4:
+  case Opcode::Vmin4:
+  case Opcode::Vmax4:
+  case Opcode::Vset4:
+    return videoSimd(I);
   case Opcode::Copysign: {
     // copysign d, a, b: b with the sign of a.
     ir::Type T = type0(I);

@@ -213,7 +213,8 @@ void FunctionLowerer::atomic(const ir::Instruction &I) {
   ir::Type T = type0(I);
   bool Red = I.Op == Opcode::Red;
   size_t A0 = Red ? 0 : 1;
-  if (vectorWidth(I) != 1 || I.Operands.size() < A0 + 2)
+  unsigned N = vectorWidth(I);
+  if (I.Operands.size() < A0 + 2 || I.has(Mod::Async))
     unsupported();
   Value *P = address(I.Operands[A0], spaceOf(I));
   auto Scope = S.Ctx.getOrInsertSyncScopeID(syncScope(I));
@@ -221,6 +222,31 @@ void FunctionLowerer::atomic(const ir::Instruction &I) {
                      : I.has(Mod::Release) ? AtomicOrdering::Release
                      : I.has(Mod::AcqRel)  ? AtomicOrdering::AcquireRelease
                                            : AtomicOrdering::Monotonic;
+  if (N > 1) {
+    // The vector forms (add/min/max of floats) are one atomic per element, with no atomicity
+    // across elements, as the PTX ISA defines them.
+    const Operand &V = I.Operands[A0 + 1];
+    if (!isFloat(T) || I.has(Mod::Cas) || I.has(Mod::Exch) || V.K != Operand::Vector ||
+        V.Elements.size() != N ||
+        (!Red && (I.Operands[0].K != Operand::Vector || I.Operands[0].Elements.size() != N)))
+      unsupported();
+    AtomicRMWInst::BinOp Op = I.has(Mod::Add)   ? AtomicRMWInst::FAdd
+                              : I.has(Mod::Min) ? AtomicRMWInst::FMin
+                              : I.has(Mod::Max) ? AtomicRMWInst::FMax
+                                                : AtomicRMWInst::BAD_BINOP;
+    if (Op == AtomicRMWInst::BAD_BINOP)
+      unsupported();
+    llvm::Type *ET = valueType(S.Ctx, T);
+    for (unsigned K = 0; K < N; ++K) {
+      Value *EV = get(V.Elements[K], T);
+      Value *PK = B.CreateGEP(ET, P, B.getInt64(K));
+      auto *RMW = B.CreateAtomicRMW(Op, PK, EV, MaybeAlign(), O, Scope);
+      annotateAtomic(I, RMW);
+      if (!Red)
+        def(I.Operands[0].Elements[K], RMW);
+    }
+    return;
+  }
   Value *V = get(I.Operands[A0 + 1], T);
   Value *R;
   if (I.has(Mod::Cas)) {
@@ -262,6 +288,39 @@ void FunctionLowerer::atomic(const ir::Instruction &I) {
   }
   if (!Red)
     def(I.Operands[0], R);
+}
+
+/// isspacep: whether a generic address lies in a state space's window. LDS and private memory
+/// have apertures of the flat space; every other address is global memory, constant memory
+/// included. Kernel parameters are the kernarg segment, which lies in global memory too.
+void FunctionLowerer::isspacep(const ir::Instruction &I) {
+  Value *A = get(I.Operands[1], ir::Type::U64);
+  bool Param = I.has(Mod::Param) || I.has(Mod::ParamEntry);
+  Value *P = Param ? nullptr : B.CreateIntToPtr(A, PointerType::get(S.Ctx, ASFlat));
+  Value *R;
+  if (I.has(Mod::Shared) || I.has(Mod::SharedCta)) {
+    R = intrinsic(Intrinsic::amdgcn_is_shared, {}, {P});
+  } else if (I.has(Mod::Local)) {
+    R = intrinsic(Intrinsic::amdgcn_is_private, {}, {P});
+  } else if (I.has(Mod::Global) || I.has(Mod::Const)) {
+    Value *Shared = intrinsic(Intrinsic::amdgcn_is_shared, {}, {P});
+    Value *Private = intrinsic(Intrinsic::amdgcn_is_private, {}, {P});
+    R = B.CreateNot(B.CreateOr(Shared, Private));
+  } else if (Param) {
+    // The kernel's own parameters, from the first to the end of the last; a device function
+    // has no kernel parameter window.
+    R = B.getFalse();
+    if (F.IsKernel && !F.Params.empty()) {
+      Value *First = B.CreatePtrToInt(ParamPtr.front(), B.getInt64Ty());
+      Value *Last = B.CreatePtrToInt(ParamPtr[F.Params.size() - 1], B.getInt64Ty());
+      Value *End = B.CreateAdd(Last, B.getInt64(variableSize(F.Params.back())));
+      Value *Above = B.CreateICmpUGE(A, First);
+      R = B.CreateAnd(Above, B.CreateICmpULT(A, End));
+    }
+  } else {
+    unsupported(); // .shared::cluster
+  }
+  def(I.Operands[0], R);
 }
 
 /// cp.async: done as a synchronous copy, so commit_group and wait_group have nothing to wait

@@ -1,10 +1,12 @@
 // Scalar video instructions (vadd, vsub, vabsdiff, vmin, vmax, vshl, vshr): a byte, half or word
 // of each source, widened by its type, one operation in 64 bits, then saturation, a secondary
-// operation or a merge into c, as the PTX ISA's pseudocode defines them.
+// operation or a merge into c, as the PTX ISA's pseudocode defines them; and the SIMD ones
+// (vadd2 ... vmax4, vset2, vset4) on the halves or bytes of a word.
 #include "FunctionLowerer.h"
 
 #include "ptx2amd/ptx-ir/Printer.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 using namespace llvm;
@@ -12,6 +14,7 @@ using namespace llvm;
 namespace ptx2amd::lowering {
 using ir::Mod;
 using ir::Opcode;
+using ir::Operand;
 
 namespace {
 /// The one selector digit of a scalar video operand: {byte or half, index}; {false, -1}: none.
@@ -116,6 +119,145 @@ void FunctionLowerer::video(const ir::Instruction &I) {
     else
       fail("a video instruction with a c operand needs .add, .min, .max or a merge selector");
   }
+  def(D, R);
+}
+
+/// The SIMD video instructions (vadd2 ... vmax4, vset2, vset4), as the PTX ISA's pseudocode
+/// defines them: halves or bytes picked from {b, a} by the selectors (a: .h10/.b3210 and b:
+/// .h32/.b7654 by default), widened by their types; one operation per element, then .sat
+/// clamps to the destination's element range, and either .add sums the masked elements into
+/// c, or the masked elements replace those of c.
+void FunctionLowerer::videoSimd(const ir::Instruction &I) {
+  bool Four = I.Op == Opcode::Vadd4 || I.Op == Opcode::Vsub4 || I.Op == Opcode::Vavrg4 ||
+              I.Op == Opcode::Vabsdiff4 || I.Op == Opcode::Vmin4 || I.Op == Opcode::Vmax4 ||
+              I.Op == Opcode::Vset4;
+  bool Set = I.Op == Opcode::Vset2 || I.Op == Opcode::Vset4;
+  // vop.dtype.atype.btype d, a, b, c;  vset.atype.btype.cmp d, a, b, c;
+  if (I.Types.size() != (Set ? 2u : 3u) || I.Operands.size() != 4)
+    unsupported();
+  unsigned N = Four ? 4 : 2, Bits = Four ? 8 : 16;
+  ir::Type AT = I.Types[Set ? 0 : 1], BT = I.Types[Set ? 1 : 2];
+  bool DSigned = !Set && isSigned(I.Types[0]);
+  bool Add = I.has(Mod::Add);
+  if (Add && I.has(Mod::Sat))
+    fail("'.sat' cannot be used with the '.add' accumulation");
+  // The element index each selector digit names, element 0 last in the text.
+  auto Digits = [&](const Operand &O, unsigned First) {
+    std::vector<unsigned> D;
+    if (!O.Select) {
+      for (unsigned K = 0; K < N; ++K)
+        D.push_back(First + K);
+      return D;
+    }
+    unsigned Count = (O.Select >> 12) & 7;
+    if (bool(O.Select & 0x8000) == Four)
+      fail(Four ? "a four-way video instruction selects bytes (.bxyzw)"
+                : "a two-way video instruction selects halves (.hxy)");
+    for (unsigned K = 0; K < Count; ++K)
+      D.push_back((O.Select >> (3 * K)) & 7);
+    return D;
+  };
+  auto Whole = [&](const Operand &O) {
+    Operand W = O;
+    W.Select = 0;
+    return get(W, ir::Type::B32);
+  };
+  Value *A = Whole(I.Operands[1]);
+  Value *Bv = Whole(I.Operands[2]);
+  Value *C = Whole(I.Operands[3]);
+  Value *High = B.CreateShl(B.CreateZExt(Bv, B.getInt64Ty()), 32);
+  Value *Pair = B.CreateOr(High, B.CreateZExt(A, B.getInt64Ty()));
+  auto Element = [&](Value *Src, unsigned Index, bool Signed) {
+    Value *Shifted = Index ? B.CreateLShr(Src, Index * Bits) : Src;
+    Value *Narrow = B.CreateTrunc(Shifted, B.getIntNTy(Bits));
+    return Signed ? B.CreateSExt(Narrow, B.getInt32Ty()) : B.CreateZExt(Narrow, B.getInt32Ty());
+  };
+  std::vector<unsigned> ASel = Digits(I.Operands[1], 0), BSel = Digits(I.Operands[2], N);
+  if (ASel.size() != N || BSel.size() != N)
+    fail("a video selector names one element per lane of the operation");
+  for (unsigned K = 0; K < N; ++K)
+    if (ASel[K] >= 2 * N || BSel[K] >= 2 * N)
+      fail("a video selector names an element past {b, a}");
+  // The destination mask lists the elements written (all of them by default).
+  unsigned Mask = 0;
+  for (unsigned D : Digits(I.Operands[0], 0)) {
+    if (D >= N)
+      fail("invalid video destination mask");
+    Mask |= 1u << D;
+  }
+  // vset: both sources are widened exactly, so one signed comparison serves every type.
+  CmpInst::Predicate Cmp = CmpInst::ICMP_EQ;
+  if (Set) {
+    static constexpr std::pair<Mod, CmpInst::Predicate> Cmps[] = {
+        {Mod::Eq, CmpInst::ICMP_EQ},  {Mod::Ne, CmpInst::ICMP_NE},  {Mod::Lt, CmpInst::ICMP_SLT},
+        {Mod::Le, CmpInst::ICMP_SLE}, {Mod::Gt, CmpInst::ICMP_SGT}, {Mod::Ge, CmpInst::ICMP_SGE}};
+    const auto *It = std::find_if(std::begin(Cmps), std::end(Cmps),
+                                  [&](const auto &X) { return I.has(X.first); });
+    if (It == std::end(Cmps))
+      fail("vset needs a comparison (.eq, .ne, .lt, .le, .gt, .ge)");
+    Cmp = It->second;
+  }
+  Value *R = Add ? C : nullptr; // the merge starts from its first element
+  auto Merge = [&](Value *Part) { R = R ? B.CreateOr(R, Part) : Part; };
+  for (unsigned K = 0; K < N; ++K) {
+    uint32_t Field = ((1u << Bits) - 1) << (K * Bits);
+    if (!(Mask >> K & 1)) { // c's element stays (or adds nothing)
+      if (!Add)
+        Merge(B.CreateAnd(C, Field));
+      continue;
+    }
+    Value *X = Element(Pair, ASel[K], isSigned(AT));
+    Value *Y = Element(Pair, BSel[K], isSigned(BT));
+    Value *T;
+    switch (I.Op) {
+    case Opcode::Vadd2:
+    case Opcode::Vadd4:
+      T = B.CreateAdd(X, Y);
+      break;
+    case Opcode::Vsub2:
+    case Opcode::Vsub4:
+      T = B.CreateSub(X, Y);
+      break;
+    case Opcode::Vavrg2:
+    case Opcode::Vavrg4: {
+      // Halves round away from zero: +1 before the shift for non-negative sums.
+      Value *Sum = B.CreateAdd(X, Y);
+      Value *NonNegative = B.CreateICmpSGE(Sum, B.getInt32(0));
+      Value *Up = B.CreateAdd(Sum, B.getInt32(1));
+      T = B.CreateAShr(B.CreateSelect(NonNegative, Up, Sum), 1);
+      break;
+    }
+    case Opcode::Vabsdiff2:
+    case Opcode::Vabsdiff4:
+      T = intrinsic(Intrinsic::abs, {B.getInt32Ty()}, {B.CreateSub(X, Y), B.getFalse()});
+      break;
+    case Opcode::Vmin2:
+    case Opcode::Vmin4:
+      T = intrinsic(Intrinsic::smin, {B.getInt32Ty()}, {X, Y});
+      break;
+    case Opcode::Vmax2:
+    case Opcode::Vmax4:
+      T = intrinsic(Intrinsic::smax, {B.getInt32Ty()}, {X, Y});
+      break;
+    default: // vset
+      T = B.CreateZExt(B.CreateICmp(Cmp, X, Y), B.getInt32Ty());
+      break;
+    }
+    if (I.has(Mod::Sat)) {
+      int32_t Lo = DSigned ? -(1 << (Bits - 1)) : 0;
+      int32_t Hi = DSigned ? (1 << (Bits - 1)) - 1 : (1 << Bits) - 1;
+      T = intrinsic(Intrinsic::smax, {B.getInt32Ty()}, {T, B.getInt32(Lo)});
+      T = intrinsic(Intrinsic::smin, {B.getInt32Ty()}, {T, B.getInt32(Hi)});
+    }
+    if (Add) {
+      R = B.CreateAdd(R, T);
+      continue;
+    }
+    Value *Part = K ? B.CreateShl(T, K * Bits) : T;
+    Merge(B.CreateAnd(Part, Field));
+  }
+  Operand D = I.Operands[0];
+  D.Select = 0;
   def(D, R);
 }
 

@@ -23,10 +23,13 @@ Value *FunctionLowerer::warpBallot(Value *Pred) {
 }
 
 void FunctionLowerer::vote(const ir::Instruction &I) {
-  if (!I.has(Mod::Sync))
+  // vote.sync.mode d, {!}a, membermask; the older form without .sync (and without a member
+  // mask) works on the active lanes of the warp, as the full mask does.
+  bool Sync = I.has(Mod::Sync);
+  if (I.Operands.size() != (Sync ? 3u : 2u))
     unsupported();
   Value *P = get(I.Operands[1], ir::Type::Pred);
-  Value *Mask = get(I.Operands[2], ir::Type::B32);
+  Value *Mask = Sync ? get(I.Operands[2], ir::Type::B32) : B.getInt32(~0u);
   if (I.has(Mod::Ballot)) {
     def(I.Operands[0], B.CreateAnd(warpBallot(P), Mask));
     return;
@@ -48,8 +51,9 @@ void FunctionLowerer::vote(const ir::Instruction &I) {
 }
 
 void FunctionLowerer::shfl(const ir::Instruction &I) {
-  // shfl.sync.mode.b32 d[|p], a, b, c, membermask
-  if (!I.has(Mod::Sync) || I.Operands.size() != 4u + I.NumDefs)
+  // shfl.sync.mode.b32 d[|p], a, b, c, membermask; the older shfl.mode.b32 d[|p], a, b, c
+  // (before sm_70) reads the same source lanes.
+  if (I.Operands.size() != (I.has(Mod::Sync) ? 4u : 3u) + I.NumDefs)
     unsupported();
   size_t S0 = I.NumDefs;
   Value *A = get(I.Operands[S0], ir::Type::B32);
@@ -83,6 +87,62 @@ void FunctionLowerer::shfl(const ir::Instruction &I) {
   def(I.Operands[0], R);
   if (I.NumDefs == 2)
     def(I.Operands[1], InRange);
+}
+
+/// match.any / match.all: which member lanes of the warp hold the same value as this one. Every
+/// lane reads the value of each of the 32 lanes of its warp and compares; only non-exited member
+/// lanes count (the others may hold anything).
+void FunctionLowerer::match(const ir::Instruction &I) {
+  // match.any.sync.type d, a, membermask;  match.all.sync.type d[|p], a, membermask;
+  ir::Type T = type0(I);
+  bool All = I.has(Mod::All);
+  size_t S0 = I.NumDefs;
+  if (!I.has(Mod::Sync) || (!All && !I.has(Mod::Any)) || (!All && S0 != 1) ||
+      I.Operands.size() != S0 + 2 || (ir::typeBits(T) != 32 && ir::typeBits(T) != 64))
+    unsupported();
+  bool Wide = ir::typeBits(T) == 64;
+  Value *A = get(I.Operands[S0], Wide ? ir::Type::B64 : ir::Type::B32);
+  Value *Mask = get(I.Operands[S0 + 1], ir::Type::B32);
+  Value *Members = B.CreateAnd(Mask, warpBallot(B.getTrue()));
+  // ds_bpermute moves 32 bits: a 64-bit value goes as two halves.
+  Value *Lo = Wide ? B.CreateTrunc(A, B.getInt32Ty()) : A;
+  Value *Hi = Wide ? B.CreateTrunc(B.CreateLShr(A, 32), B.getInt32Ty()) : nullptr;
+  Value *Base = S.Target.WaveSize == 64 ? B.CreateAnd(laneInWave(), 32) : nullptr;
+  Value *Same = nullptr;
+  for (unsigned K = 0; K < 32; ++K) {
+    Value *WaveLane = Base ? B.CreateOr(Base, B.getInt32(K)) : B.getInt32(K);
+    Value *Address = B.CreateShl(WaveLane, 2);
+    Value *OtherLo = intrinsic(Intrinsic::amdgcn_ds_bpermute, {}, {Address, Lo});
+    Value *Equal = B.CreateICmpEQ(OtherLo, Lo);
+    if (Wide) {
+      Value *OtherHi = intrinsic(Intrinsic::amdgcn_ds_bpermute, {}, {Address, Hi});
+      Equal = B.CreateAnd(Equal, B.CreateICmpEQ(OtherHi, Hi));
+    }
+    Value *Bit = B.CreateSelect(Equal, B.getInt32(1u << K), B.getInt32(0));
+    Same = Same ? B.CreateOr(Same, Bit) : Bit;
+  }
+  Same = B.CreateAnd(Same, Members);
+  if (!All) {
+    def(I.Operands[0], Same);
+    return;
+  }
+  // All members agree exactly when this member's matches are all of them.
+  Value *Agree = B.CreateICmpEQ(Same, Members);
+  def(I.Operands[0], B.CreateSelect(Agree, Members, B.getInt32(0)));
+  if (S0 == 2)
+    def(I.Operands[1], Agree);
+}
+
+/// elect.sync d|p, membermask: the lowest active lane of the member mask leads; d is its
+/// %laneid, p is true in the leader only.
+void FunctionLowerer::elect(const ir::Instruction &I) {
+  if (!I.has(Mod::Sync) || I.NumDefs != 2 || I.Operands.size() != 3)
+    unsupported();
+  Value *Mask = get(I.Operands[2], ir::Type::B32);
+  Value *Members = B.CreateAnd(Mask, warpBallot(B.getTrue()));
+  Value *Leader = intrinsic(Intrinsic::cttz, {B.getInt32Ty()}, {Members, B.getFalse()});
+  def(I.Operands[0], Leader);
+  def(I.Operands[1], B.CreateICmpEQ(laneId(), Leader));
 }
 
 /// redux.sync over the lanes of the member mask, inside this lane's 32-lane warp: a butterfly
