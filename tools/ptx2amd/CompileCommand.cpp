@@ -9,7 +9,12 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
+#include <llvm/Support/ThreadPool.h>
+#include <llvm/Support/Threading.h>
 #include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+#include <vector>
 
 namespace ptx2amd::tool {
 namespace {
@@ -28,6 +33,8 @@ options:
   --emit llvm|asm|obj    what to write (default obj: a code object, HSACO)
   -O0 .. -O3             optimisation level (default -O3)
   --code-object-version 4|5|6   (default 5)
+  -j N                   translate N module/target pairs at once (default: one per hardware
+                         thread); the output does not depend on N
   -o OUT                 output file for one module and one target; a folder otherwise
                          (default: <input>.<target>.{ll,s,hsaco} in the current folder)
 
@@ -87,6 +94,7 @@ int runCompile(llvm::ArrayRef<std::string> Args) {
   std::vector<const char *> Targets;
   std::string Input, Out, Emit = "obj";
   int OptLevel = 3, CodeObjectVersion = 5;
+  unsigned Jobs = llvm::hardware_concurrency().compute_thread_count();
   for (size_t K = 0; K < Args.size(); ++K) {
     const std::string &A = Args[K];
     auto Next = [&]() -> const std::string * {
@@ -132,6 +140,16 @@ int runCompile(llvm::ArrayRef<std::string> Args) {
         return 2;
       }
       CodeObjectVersion = std::stoi(*V);
+    } else if (A == "-j") {
+      const std::string *V = Next();
+      if (!V)
+        return 2;
+      unsigned N = 0;
+      if (llvm::StringRef(*V).getAsInteger(10, N) || N == 0) {
+        printError(fmt::format("-j takes a positive number, not '{}'", *V));
+        return 2;
+      }
+      Jobs = N;
     } else if (A == "-o") {
       const std::string *V = Next();
       if (!V)
@@ -191,12 +209,36 @@ int runCompile(llvm::ArrayRef<std::string> Args) {
       return 1;
     }
   const char *Ext = Emit == "llvm" ? "ll" : Emit == "asm" ? "s" : "hsaco";
+  // Every (module, target) pair on a thread pool; results are reported and written in order, so
+  // the output is the same whatever the number of threads.
+  struct Job {
+    size_t Module;
+    const char *Target;
+    Result R;
+    ptx2amd_status S = PTX2AMD_SUCCESS;
+  };
+  std::vector<Job> Work(Modules * Targets.size());
+  for (size_t M = 0; M < Modules; ++M)
+    for (size_t K = 0; K < Targets.size(); ++K) {
+      Work[M * Targets.size() + K].Module = M;
+      Work[M * Targets.size() + K].Target = Targets[K];
+    }
+  {
+    llvm::StdThreadPool Pool(llvm::hardware_concurrency(std::min<size_t>(Jobs, Work.size())));
+    for (Job &J : Work)
+      Pool.async([&Ctx, &Img, &J] {
+        J.S = ptx2amd_translate_image_module(Ctx.Ptr, Img.Ptr, J.Module, J.Target, &J.R.Ptr);
+      });
+    Pool.wait();
+  }
   int Status = 0;
   for (size_t M = 0; M < Modules; ++M) {
     std::string ModStem = Modules == 1 ? Stem : fmt::format("{}.m{}", Stem, M);
-    for (const char *T : Targets) {
-      Result R;
-      ptx2amd_status S = ptx2amd_translate_image_module(Ctx.Ptr, Img.Ptr, M, T, &R.Ptr);
+    for (size_t K = 0; K < Targets.size(); ++K) {
+      const char *T = Targets[K];
+      Job &J = Work[M * Targets.size() + K];
+      Result &R = J.R;
+      ptx2amd_status S = J.S;
       if (!R.Ptr) {
         printError(ptx2amd_status_string(S));
         return 1;
