@@ -1,0 +1,102 @@
+//===- ptx2amd/host-backend/HostDevice.h - translated kernels on the CPU -*- C++ -*-===//
+//
+// The host backend: the final AMDGPU module of a translation (after lowering, device libraries
+// and optimisation, the IR that goes to instruction selection) re-targeted to the host and run
+// by a wave emulator with the target's wave size. See host-backend/README.md.
+//
+//   auto Dev = host::Device::create();
+//   auto Mod = (*Dev)->loadPtx(PtxText, "saxpy.ptx", *amdgpu::findTarget("gfx90a"));
+//   float *X = static_cast<float *>((*Dev)->allocate(N * sizeof(float)));
+//   void *Args[] = {&N, &A, &X, &Y};
+//   auto Out = (*Dev)->launch(**Mod, "_Z5saxpyifPKfPf", {{Blocks}, {256}}, Args);
+//
+// Every failure is an llvm::Error: a kernel that cannot run here (with the reason), a trap or
+// failed device assertion, a memory fault in the kernel, a barrier deadlock. After a failed
+// launch the device and the module stay usable.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ptx2amd/amdgpu-backend/DeviceOutput.h"
+#include "ptx2amd/amdgpu-backend/Target.h"
+#include "ptx2amd/lowering/Lowering.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ptx2amd::host {
+
+struct Dim3 {
+  uint32_t X = 1, Y = 1, Z = 1;
+};
+
+struct LaunchConfig {
+  Dim3 Grid;  ///< blocks
+  Dim3 Block; ///< threads per block (at most 1024)
+  uint32_t DynamicSharedBytes = 0;
+};
+
+/// How a module is translated for the host.
+struct LoadOptions {
+  unsigned OptLevel = 3; ///< the AMDGPU pipeline's level (as for code objects); also the host's
+};
+
+/// A translated module, compiled for the host.
+class LoadedModule {
+public:
+  ~LoadedModule();
+  const amdgpu::Target &target() const;
+  /// Every kernel of the PTX module, in module order.
+  std::vector<std::string> kernels() const;
+  /// Why \p Kernel cannot run here (translation failed, or something the host backend does not
+  /// implement), or an empty string.
+  std::string unavailableReason(llvm::StringRef Kernel) const;
+  /// Whether \p Kernel runs its work-items as fibers (it reaches a barrier or a cross-lane
+  /// operation) rather than as plain loops.
+  bool usesFibers(llvm::StringRef Kernel) const;
+  /// The host address of a global variable of the module (`.global`/`.const`), or an error.
+  llvm::Expected<void *> global(llvm::StringRef Name) const;
+
+  struct Impl;
+
+private:
+  friend class Device;
+  explicit LoadedModule(std::unique_ptr<Impl> P);
+  std::unique_ptr<Impl> P;
+};
+
+/// The CPU device. Workers (one per core, `PTX2AMD_HOST_THREADS` to choose) are shared by every
+/// Device of the process; launches run one at a time.
+class Device {
+public:
+  static llvm::Expected<std::unique_ptr<Device>> create();
+  ~Device();
+
+  /// Reads, lowers and loads PTX text for \p T (a target of the table; wave64 or wave32).
+  llvm::Expected<std::unique_ptr<LoadedModule>> loadPtx(llvm::StringRef Ptx, llvm::StringRef Name,
+                                                        const amdgpu::Target &T,
+                                                        const LoadOptions &Opts = {});
+  /// Loads a lowered module for \p T: links the device libraries and optimises it as for a code
+  /// object, then re-targets and compiles it for the host.
+  llvm::Expected<std::unique_ptr<LoadedModule>>
+  load(lowering::LoweredModule L, const amdgpu::Target &T, const LoadOptions &Opts = {});
+
+  /// Device memory: host memory, zeroed, 256-byte aligned. Null when it cannot be allocated.
+  void *allocate(size_t Bytes);
+  void release(void *P);
+
+  /// Runs \p Kernel of \p M and waits. \p Args holds one pointer per kernel parameter (CUDA's
+  /// `kernelParams`). Returns the device printf output and assertions of the launch.
+  llvm::Expected<amdgpu::DeviceOutput> launch(LoadedModule &M, llvm::StringRef Kernel,
+                                              const LaunchConfig &C, void **Args);
+
+private:
+  Device() = default;
+};
+
+} // namespace ptx2amd::host

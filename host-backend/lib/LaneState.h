@@ -1,0 +1,51 @@
+// What a work-item of the host backend sees of itself: the record that replaced AMDGPU's
+// work-item registers. Translated code reaches its own through `__ptx2amd_host_state()` and
+// reads fields at these offsets (Retarget.cpp emits the loads; Runtime.cpp fills the records).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ptx2amd::host {
+
+struct LaneState {
+  uint32_t ItemId[3];       ///< workitem.id.{x,y,z}
+  uint32_t GroupId[3];      ///< workgroup.id.{x,y,z}
+  uint32_t LdsBase;         ///< address (below 4 GiB) of the workgroup's LDS arena
+  uint32_t LaneInWave;      ///< 0..WaveSize-1, for mbcnt
+  const void *Dispatch;     ///< the emulated HSA dispatch packet
+  const void *ImplicitArgs; ///< the hidden arguments in the kernarg segment
+  uint64_t DispatchId;
+  uint64_t PrivateLo; ///< this work-item's stack, for is.private
+  uint64_t PrivateHi;
+  uint32_t LdsBytes; ///< size of the arena, for is.shared
+  uint32_t Reserved;
+};
+
+namespace state {
+inline constexpr unsigned ItemId = offsetof(LaneState, ItemId);
+inline constexpr unsigned GroupId = offsetof(LaneState, GroupId);
+inline constexpr unsigned LdsBase = offsetof(LaneState, LdsBase);
+inline constexpr unsigned LaneInWave = offsetof(LaneState, LaneInWave);
+inline constexpr unsigned Dispatch = offsetof(LaneState, Dispatch);
+inline constexpr unsigned ImplicitArgs = offsetof(LaneState, ImplicitArgs);
+inline constexpr unsigned DispatchId = offsetof(LaneState, DispatchId);
+inline constexpr unsigned PrivateLo = offsetof(LaneState, PrivateLo);
+inline constexpr unsigned PrivateHi = offsetof(LaneState, PrivateHi);
+inline constexpr unsigned LdsBytes = offsetof(LaneState, LdsBytes);
+} // namespace state
+
+/// Names of the runtime entry points that retargeted code calls (Runtime.cpp defines them).
+namespace rt {
+inline constexpr const char *State = "__ptx2amd_host_state";
+inline constexpr const char *Ballot = "__ptx2amd_host_ballot";
+inline constexpr const char *Bpermute = "__ptx2amd_host_bpermute";
+inline constexpr const char *Readlane = "__ptx2amd_host_readlane";
+inline constexpr const char *Readfirstlane = "__ptx2amd_host_readfirstlane";
+inline constexpr const char *WaveBarrier = "__ptx2amd_host_wave_barrier";
+inline constexpr const char *Barrier = "__ptx2amd_host_barrier";
+inline constexpr const char *Trap = "__ptx2amd_host_trap";
+inline constexpr const char *SteadyCounter = "__ptx2amd_host_steady_counter";
+} // namespace rt
+
+} // namespace ptx2amd::host

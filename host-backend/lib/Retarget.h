@@ -1,0 +1,46 @@
+// The final AMDGPU module re-targeted to the host (x86-64): see Retarget.cpp.
+#pragma once
+
+#include "ptx2amd/amdgpu-backend/KernelMetadata.h"
+#include "ptx2amd/amdgpu-backend/Target.h"
+
+#include "llvm/IR/DataLayout.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace llvm {
+class Module;
+}
+
+namespace ptx2amd::host {
+
+struct RetargetedKernel {
+  amdgpu::KernelMetadata Meta; ///< explicit arguments as laid out in the module, v5 hidden args
+  bool NeedsFibers = false;    ///< reaches a barrier or a cross-lane operation
+  std::string Entry;           ///< void(kernarg): one work-item
+  /// void(kernarg, nx, ny, nz): every work-item of a workgroup (plain kernels only)
+  std::string Loop;
+  std::string Unavailable; ///< why the kernel cannot run on the host (empty: it can)
+};
+
+struct RetargetedModule {
+  std::vector<RetargetedKernel> Kernels;
+  uint32_t StaticLdsBytes = 0; ///< every static LDS variable of the module; dynamic LDS follows
+};
+
+/// The data layout of retargeted modules: the host's, with AMDGPU's 32-bit LDS (3) and private
+/// (5) pointers.
+std::string hostDataLayout(const llvm::DataLayout &Host);
+
+/// Rewrites \p M (the module after amdgpu::optimizeModule) in place for the host: LDS variables
+/// become offsets in the workgroup's arena, llvm.amdgcn.* calls become work-item state reads or
+/// calls into the wave emulator, 32-bit pointer accesses go through zero-extended addresses,
+/// kernels become C functions taking the kernarg segment; then sets \p Triple and \p Layout and
+/// verifies. An intrinsic or external function the host backend does not implement is an error
+/// that names it.
+llvm::Expected<RetargetedModule> retargetModule(llvm::Module &M, const amdgpu::Target &T,
+                                                llvm::StringRef Triple, llvm::StringRef Layout);
+
+} // namespace ptx2amd::host

@@ -1,0 +1,644 @@
+// The wave emulator: workers that run workgroups, one fiber per work-item where the kernel needs
+// lanes to meet (barriers, cross-lane operations), plain loops where it does not.
+//
+// Memory below 4 GiB: AMDGPU's LDS and private pointers are 32-bit, so each worker's LDS arena,
+// its thread stack (plain loops keep private variables there) and its fiber stacks lie in one
+// window reserved below 4 GiB; everything in the window that is not in use stays PROT_NONE, so an
+// access outside an arena or past a stack faults. A fault, a trap or a deadlock while a worker
+// runs kernel code ends the launch with an error (siglongjmp back to the worker's loop).
+#include "Runtime.h"
+
+#include "LaneState.h"
+
+#include <boost/context/detail/fcontext.hpp>
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/Twine.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csetjmp>
+#include <csignal>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+using namespace llvm;
+namespace ctx = boost::context::detail;
+
+namespace ptx2amd::host {
+namespace {
+
+constexpr size_t Page = 4096;
+constexpr size_t Guard = 64 * 1024;             // around the LDS arena and the thread stack
+constexpr size_t ThreadStack = 8 * 1024 * 1024; // plain loops: private memory of one work-item
+constexpr size_t FiberStack = 60 * 1024;        // each work-item's stack in fiber mode
+constexpr size_t FiberGuard = Page;
+constexpr size_t SlotSize =
+    Guard + ThreadStack + Guard + MaxLdsBytes + Guard + MaxBlockSize * (FiberGuard + FiberStack);
+
+Error makeError(const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); }
+
+enum class Op : uint8_t { Ballot, Bpermute, Readlane, Readfirstlane, WaveBarrier, Barrier };
+
+enum class Status : uint8_t { Ready, Blocked, Exited };
+
+struct Lane {
+  LaneState State;
+  ctx::fcontext_t Ctx = nullptr; ///< where to resume it
+  Status St = Status::Ready;
+  Op Kind = Op::Barrier;
+  uintptr_t Site = 0; ///< return address of the runtime call it waits in
+  uint64_t A = 0, B = 0, Result = 0;
+  uint64_t Seq = 0; ///< when it blocked: the latest group of a wave runs first
+};
+
+/// What made a worker leave kernel code through siglongjmp.
+enum class Abort : int { None = 0, Trap = 1, Fault = 2, Deadlock = 3 };
+
+struct Worker {
+  unsigned Index = 0;
+  uint8_t *Slot = nullptr; // its part of the low window
+  uint8_t *Lds = nullptr;
+  uint8_t *StackLo = nullptr;
+  uint8_t *FibersLo = nullptr;
+  std::vector<uint8_t> AltStack;
+  pthread_t Thread{};
+  LaneState Plain{}; // plain loops: the one work-item running
+  std::vector<Lane> Lanes;
+  Lane *Current = nullptr;         // the fiber running
+  ctx::fcontext_t Sched = nullptr; // the scheduler, to return to
+  const KernelLaunch *Launch = nullptr;
+  uint64_t Seq = 0;
+  sigjmp_buf Jmp;
+  volatile sig_atomic_t InKernel = 0;
+  volatile uintptr_t FaultAddress = 0;
+  volatile int FaultSignal = 0;
+  std::string Deadlock;
+};
+
+thread_local Worker *CurrentWorker = nullptr;
+thread_local LaneState *CurrentState = nullptr;
+
+struct sigaction PreviousAction[NSIG];
+
+class Pool {
+public:
+  static Expected<Pool &> get();
+  Error run(const KernelLaunch &L);
+  unsigned size() const { return unsigned(Workers.size()); }
+
+private:
+  uint8_t *Window = nullptr;
+  size_t WindowSize = 0;
+  std::vector<std::unique_ptr<Worker>> Workers;
+  std::mutex LaunchMutex; // one launch at a time
+  std::mutex M;
+  std::condition_variable Wake, Done;
+  uint64_t Generation = 0;
+  unsigned Finished = 0;
+  const KernelLaunch *Job = nullptr;
+  std::atomic<uint64_t> Next{0};
+  uint64_t Total = 0;
+  std::atomic<bool> Failed{false};
+  std::string FirstError;
+
+  Error start();
+  static void *threadMain(void *Arg);
+  void workerLoop(Worker &W);
+  void runJob(Worker &W);
+  void fail(std::string Msg);
+  std::string describeFault(const Worker &W) const;
+};
+
+struct WorkerStart {
+  Pool *P;
+  Worker *W;
+};
+
+void onSignal(int Sig, siginfo_t *Info, void *Uctx) {
+  Worker *W = CurrentWorker;
+  if (W && W->InKernel) {
+    W->InKernel = 0;
+    W->FaultSignal = Sig;
+    W->FaultAddress = reinterpret_cast<uintptr_t>(Info->si_addr);
+    siglongjmp(W->Jmp, int(Abort::Fault));
+  }
+  // Not kernel code: whoever handled the signal before us, else the default action (returning
+  // runs the faulting instruction again).
+  const struct sigaction &Old = PreviousAction[Sig];
+  if ((Old.sa_flags & SA_SIGINFO) && Old.sa_sigaction)
+    return Old.sa_sigaction(Sig, Info, Uctx);
+  if (Old.sa_handler != SIG_DFL && Old.sa_handler != SIG_IGN)
+    return Old.sa_handler(Sig);
+  signal(Sig, SIG_DFL);
+}
+
+Expected<Pool &> Pool::get() {
+  static Pool *P = nullptr;
+  static std::string Why;
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    auto *New = new Pool; // lives as long as the process: workers never stop
+    if (Error E = New->start()) {
+      Why = toString(std::move(E));
+      return;
+    }
+    P = New;
+  });
+  if (!P)
+    return makeError(Why);
+  return *P;
+}
+
+Error Pool::start() {
+  unsigned Want = std::max(1u, std::thread::hardware_concurrency());
+  if (const char *Env = getenv("PTX2AMD_HOST_THREADS"))
+    Want = std::max(1, atoi(Env));
+  // The window: [2 GiB, 4 GiB) where free, else what MAP_32BIT gives (the low 2 GiB).
+  size_t Size = std::min<size_t>(Want, (size_t(2) << 30) / SlotSize) * SlotSize;
+  int Flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+  void *P = mmap(reinterpret_cast<void *>(uintptr_t(2) << 30), Size, PROT_NONE,
+                 Flags | MAP_FIXED_NOREPLACE, -1, 0);
+  while (P == MAP_FAILED && Size >= SlotSize) {
+    P = mmap(nullptr, Size, PROT_NONE, Flags | MAP_32BIT, -1, 0);
+    if (P == MAP_FAILED)
+      Size -= SlotSize;
+  }
+  if (P == MAP_FAILED || reinterpret_cast<uintptr_t>(P) + Size > (uintptr_t(1) << 32))
+    return makeError("host backend: cannot reserve memory below 4 GiB for LDS and stacks");
+  Window = static_cast<uint8_t *>(P);
+  WindowSize = Size;
+
+  struct sigaction SA {};
+  SA.sa_sigaction = onSignal;
+  SA.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+  sigemptyset(&SA.sa_mask);
+  for (int Sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL})
+    sigaction(Sig, &SA, &PreviousAction[Sig]);
+
+  unsigned N = unsigned(Size / SlotSize);
+  for (unsigned I = 0; I < N; ++I) {
+    auto W = std::make_unique<Worker>();
+    W->Index = I;
+    W->Slot = Window + I * SlotSize;
+    W->StackLo = W->Slot + Guard;
+    W->Lds = W->StackLo + ThreadStack + Guard;
+    W->FibersLo = W->Lds + MaxLdsBytes + Guard;
+    auto Open = [](uint8_t *At, size_t Bytes) {
+      return mprotect(At, Bytes, PROT_READ | PROT_WRITE) == 0;
+    };
+    bool Ok = Open(W->StackLo, ThreadStack) && Open(W->Lds, MaxLdsBytes);
+    for (unsigned K = 0; Ok && K < MaxBlockSize; ++K)
+      Ok = Open(W->FibersLo + K * (FiberGuard + FiberStack) + FiberGuard, FiberStack);
+    if (!Ok)
+      return makeError("host backend: cannot map worker memory below 4 GiB");
+    W->Lanes.resize(MaxBlockSize);
+    W->AltStack.resize(64 * 1024);
+    pthread_attr_t Attr;
+    pthread_attr_init(&Attr);
+    pthread_attr_setstack(&Attr, W->StackLo, ThreadStack);
+    Worker *Raw = W.get();
+    Workers.push_back(std::move(W));
+    int RC = pthread_create(&Raw->Thread, &Attr, threadMain, new WorkerStart{this, Raw});
+    pthread_attr_destroy(&Attr);
+    if (RC != 0) {
+      Workers.pop_back();
+      if (Workers.empty())
+        return makeError("host backend: cannot start worker threads");
+      break;
+    }
+  }
+  return Error::success();
+}
+
+void *Pool::threadMain(void *Arg) {
+  std::unique_ptr<WorkerStart> St(static_cast<WorkerStart *>(Arg));
+  stack_t Alt{};
+  Alt.ss_sp = St->W->AltStack.data();
+  Alt.ss_size = St->W->AltStack.size();
+  sigaltstack(&Alt, nullptr);
+  CurrentWorker = St->W;
+  St->P->workerLoop(*St->W);
+  return nullptr;
+}
+
+void Pool::workerLoop(Worker &W) {
+  uint64_t Seen = 0;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> Lock(M);
+      Wake.wait(Lock, [&] { return Generation != Seen; });
+      Seen = Generation;
+    }
+    runJob(W);
+    {
+      std::lock_guard<std::mutex> Lock(M);
+      if (++Finished == Workers.size())
+        Done.notify_all();
+    }
+  }
+}
+
+void Pool::fail(std::string Msg) {
+  std::lock_guard<std::mutex> Lock(M);
+  if (!Failed.exchange(true))
+    FirstError = std::move(Msg);
+}
+
+std::string Pool::describeFault(const Worker &W) const {
+  uintptr_t A = W.FaultAddress;
+  auto Hex = [](uintptr_t V) { return "0x" + utohexstr(V); };
+  switch (W.FaultSignal) {
+  case SIGFPE:
+    return "arithmetic exception (integer division by zero or overflow)";
+  case SIGILL:
+    return "illegal instruction";
+  default:
+    break;
+  }
+  auto Lds = reinterpret_cast<uintptr_t>(W.Lds);
+  auto Fibers = reinterpret_cast<uintptr_t>(W.FibersLo);
+  auto Stack = reinterpret_cast<uintptr_t>(W.StackLo);
+  if (A >= Lds - Guard && A < Lds + MaxLdsBytes + Guard)
+    return "LDS (shared memory) access outside the workgroup's arena at " + Hex(A) +
+           " (arena offset " + std::to_string(int64_t(A - Lds)) + ")";
+  if (A >= Fibers && A < Fibers + MaxBlockSize * (FiberGuard + FiberStack))
+    return "private memory access outside a work-item's stack at " + Hex(A) + " (stack overflow?)";
+  if (A >= Stack - Guard && A < Stack + ThreadStack)
+    return "private memory access outside the work-item's stack at " + Hex(A);
+  if (A < (uintptr_t(1) << 32))
+    return "invalid LDS or private address " + Hex(A);
+  return "invalid memory access at " + Hex(A);
+}
+
+// ---- fibers ----
+
+void laneMain(ctx::transfer_t T) {
+  Worker &W = *CurrentWorker;
+  W.Sched = T.fctx;
+  Lane &L = *static_cast<Lane *>(T.data);
+  W.Launch->Entry(W.Launch->Kernarg);
+  L.St = Status::Exited;
+  ctx::jump_fcontext(W.Sched, nullptr);
+}
+
+void resume(Worker &W, Lane &L) {
+  W.Current = &L;
+  CurrentState = &L.State;
+  ctx::transfer_t T = ctx::jump_fcontext(L.Ctx, &L);
+  L.Ctx = T.fctx;
+  W.Current = nullptr;
+}
+
+/// Called by a lane: wait for the wave (or workgroup) at this operation, return its result.
+uint64_t meet(Op K, uint64_t A, uint64_t B, void *Site) {
+  Worker *W = CurrentWorker;
+  if (!W || !W->Current) {
+    // A plain-loop kernel that reaches a cross-lane operation: the classification missed it.
+    if (W && W->InKernel) {
+      W->Deadlock = "internal error: a cross-lane operation outside a fiber";
+      siglongjmp(W->Jmp, int(Abort::Deadlock));
+    }
+    return 0;
+  }
+  Lane &L = *W->Current;
+  L.Kind = K;
+  L.A = A;
+  L.B = B;
+  L.Site = reinterpret_cast<uintptr_t>(Site);
+  L.St = Status::Blocked;
+  L.Seq = ++W->Seq;
+  ctx::transfer_t T = ctx::jump_fcontext(W->Sched, nullptr);
+  CurrentWorker->Sched = T.fctx;
+  return L.Result;
+}
+
+/// Runs one group of a wave: the blocked lanes at the same operation (EXEC = these lanes).
+void runWaveGroup(Lane *Wave, unsigned Count, unsigned WaveSize, uintptr_t Site) {
+  bool In[64] = {};
+  Op Kind = Op::WaveBarrier;
+  for (unsigned I = 0; I < Count; ++I)
+    if (Wave[I].St == Status::Blocked && Wave[I].Kind != Op::Barrier && Wave[I].Site == Site) {
+      In[I] = true;
+      Kind = Wave[I].Kind;
+    }
+  uint64_t Ballot = 0, First = 0;
+  bool HaveFirst = false;
+  for (unsigned I = 0; I < Count; ++I) {
+    if (!In[I])
+      continue;
+    if (Wave[I].A)
+      Ballot |= uint64_t(1) << I;
+    if (!HaveFirst) {
+      First = Wave[I].A;
+      HaveFirst = true;
+    }
+  }
+  for (unsigned I = 0; I < Count; ++I) {
+    if (!In[I])
+      continue;
+    Lane &L = Wave[I];
+    switch (Kind) {
+    case Op::Ballot:
+      L.Result = Ballot;
+      break;
+    case Op::Bpermute: {
+      // ds_bpermute: the byte address selects the source lane; an inactive source reads 0.
+      unsigned Src = unsigned(L.A >> 2) & (WaveSize - 1);
+      L.Result = Src < Count && In[Src] ? uint32_t(Wave[Src].B) : 0;
+      break;
+    }
+    case Op::Readlane: {
+      unsigned Src = unsigned(L.B) & (WaveSize - 1);
+      L.Result = Src < Count && In[Src] ? Wave[Src].A : 0;
+      break;
+    }
+    case Op::Readfirstlane:
+      L.Result = First;
+      break;
+    case Op::WaveBarrier:
+    case Op::Barrier:
+      L.Result = 0;
+      break;
+    }
+    L.St = Status::Ready;
+  }
+}
+
+std::string siteName(uintptr_t Site) { return "0x" + utohexstr(Site); }
+
+/// One workgroup, one fiber per work-item. Returns false (with W.Deadlock set) on a deadlock.
+bool runFibers(Worker &W, const KernelLaunch &L, unsigned N) {
+  const unsigned WS = L.WaveSize;
+  for (unsigned I = 0; I < N; ++I) {
+    Lane &Ln = W.Lanes[I];
+    uint8_t *Lo = W.FibersLo + I * (FiberGuard + FiberStack) + FiberGuard;
+    Ln.State.PrivateLo = reinterpret_cast<uint64_t>(Lo);
+    Ln.State.PrivateHi = reinterpret_cast<uint64_t>(Lo + FiberStack);
+    Ln.Ctx = ctx::make_fcontext(Lo + FiberStack, FiberStack, laneMain);
+    Ln.St = Status::Ready;
+  }
+  for (;;) {
+    for (unsigned I = 0; I < N; ++I)
+      if (W.Lanes[I].St == Status::Ready)
+        resume(W, W.Lanes[I]);
+    // Every lane is blocked or gone: one group per wave may run its cross-lane operation.
+    bool Progress = false;
+    for (unsigned Base = 0; Base < N; Base += WS) {
+      unsigned Count = std::min(WS, N - Base);
+      Lane *Wave = &W.Lanes[Base];
+      const Lane *Latest = nullptr;
+      for (unsigned I = 0; I < Count; ++I)
+        if (Wave[I].St == Status::Blocked && Wave[I].Kind != Op::Barrier &&
+            (!Latest || Wave[I].Seq > Latest->Seq))
+          Latest = &Wave[I];
+      if (Latest) {
+        runWaveGroup(Wave, Count, WS, Latest->Site);
+        Progress = true;
+      }
+    }
+    if (Progress)
+      continue;
+    // Only the workgroup barrier is left. There is one per workgroup (as on AMDGPU and in
+    // PTX's bar.sync 0): the work-items may wait at different calls of it. CUDA requires every
+    // thread of the block to reach it; one that exited never will (compute-sanitizer's synccheck
+    // reports the same).
+    unsigned Waiting = 0, Exited = 0;
+    std::map<uintptr_t, unsigned> Sites;
+    for (unsigned I = 0; I < N; ++I) {
+      if (W.Lanes[I].St == Status::Exited) {
+        ++Exited;
+      } else {
+        ++Waiting;
+        ++Sites[W.Lanes[I].Site];
+      }
+    }
+    if (Waiting == 0)
+      return true;
+    if (Exited == 0) {
+      for (unsigned I = 0; I < N; ++I) {
+        W.Lanes[I].St = Status::Ready;
+        W.Lanes[I].Result = 0;
+      }
+      continue;
+    }
+    std::string Msg = "barrier deadlock in workgroup (" +
+                      std::to_string(W.Lanes[0].State.GroupId[0]) + "," +
+                      std::to_string(W.Lanes[0].State.GroupId[1]) + "," +
+                      std::to_string(W.Lanes[0].State.GroupId[2]) +
+                      "): " + std::to_string(Waiting) + " work-items wait at a barrier (";
+    bool FirstSite = true;
+    for (auto &[Site, Count] : Sites) {
+      Msg += (FirstSite ? "" : ", ") + std::to_string(Count) + " at " + siteName(Site);
+      FirstSite = false;
+    }
+    Msg += ") that " + std::to_string(Exited) + " exited work-items never reached";
+    W.Deadlock = Msg;
+    return false;
+  }
+}
+
+void Pool::runJob(Worker &W) {
+  const KernelLaunch &L = *Job;
+  const amdgpu::LaunchGeometry &G = *L.Geometry;
+  W.Launch = &L;
+  const uint32_t NX = G.Block[0], NY = G.Block[1], NZ = G.Block[2];
+  const unsigned N = NX * NY * NZ;
+  uint64_t Group = 0;
+  // volatile: read again after a siglongjmp.
+  volatile uint64_t Running = 0;
+  int Why = sigsetjmp(W.Jmp, 1);
+  if (Why != 0) {
+    W.InKernel = 0;
+    CurrentState = nullptr;
+    W.Current = nullptr;
+    uint64_t R = Running;
+    std::string Where = "kernel '" + L.Name + "', workgroup " + std::to_string(R);
+    if (Why == int(Abort::Trap))
+      fail(Where + ": the kernel trapped (trap instruction or failed device assertion)");
+    else if (Why == int(Abort::Deadlock))
+      fail(Where + ": " + W.Deadlock);
+    else
+      fail(Where + ": " + describeFault(W));
+    return;
+  }
+  while (!Failed.load(std::memory_order_relaxed) &&
+         (Group = Next.fetch_add(1, std::memory_order_relaxed)) < Total) {
+    Running = Group;
+    uint32_t GX = uint32_t(Group % G.Grid[0]);
+    uint32_t GY = uint32_t(Group / G.Grid[0] % G.Grid[1]);
+    uint32_t GZ = uint32_t(Group / (uint64_t(G.Grid[0]) * G.Grid[1]));
+    LaneState Base{};
+    Base.GroupId[0] = GX;
+    Base.GroupId[1] = GY;
+    Base.GroupId[2] = GZ;
+    Base.LdsBase = uint32_t(reinterpret_cast<uintptr_t>(W.Lds));
+    Base.LdsBytes = L.LdsBytes;
+    Base.Dispatch = L.Packet;
+    Base.ImplicitArgs = L.ImplicitArgs;
+    Base.DispatchId = L.DispatchId;
+    W.InKernel = 1;
+    if (L.Loop) {
+      W.Plain = Base;
+      W.Plain.PrivateLo = reinterpret_cast<uint64_t>(W.StackLo);
+      W.Plain.PrivateHi = reinterpret_cast<uint64_t>(W.StackLo + ThreadStack);
+      CurrentState = &W.Plain;
+      L.Loop(L.Kernarg, NX, NY, NZ);
+    } else {
+      for (unsigned I = 0; I < N; ++I) {
+        LaneState &S = W.Lanes[I].State;
+        S = Base;
+        S.ItemId[0] = I % NX;
+        S.ItemId[1] = I / NX % NY;
+        S.ItemId[2] = I / (NX * NY);
+        S.LaneInWave = I % L.WaveSize;
+      }
+      if (!runFibers(W, L, N))
+        siglongjmp(W.Jmp, int(Abort::Deadlock));
+    }
+    W.InKernel = 0;
+    CurrentState = nullptr;
+  }
+}
+
+Error Pool::run(const KernelLaunch &L) {
+  std::lock_guard<std::mutex> LaunchLock(LaunchMutex);
+  const amdgpu::LaunchGeometry &G = *L.Geometry;
+  uint64_t Threads = uint64_t(G.Block[0]) * G.Block[1] * G.Block[2];
+  if (Threads == 0 || Threads > MaxBlockSize)
+    return makeError("kernel '" + L.Name + "': a block of " + Twine(Threads) + " threads (1 to " +
+                     Twine(MaxBlockSize) + ")");
+  if (L.LdsBytes > MaxLdsBytes)
+    return makeError("kernel '" + L.Name + "': " + Twine(L.LdsBytes) +
+                     " bytes of shared memory, more than " + Twine(MaxLdsBytes));
+  uint64_t Groups = uint64_t(G.Grid[0]) * G.Grid[1] * G.Grid[2];
+  if (Groups == 0)
+    return makeError("kernel '" + L.Name + "': an empty grid");
+  {
+    std::lock_guard<std::mutex> Lock(M);
+    Job = &L;
+    Total = Groups;
+    Next = 0;
+    Failed = false;
+    FirstError.clear();
+    Finished = 0;
+    ++Generation;
+  }
+  Wake.notify_all();
+  std::unique_lock<std::mutex> Lock(M);
+  Done.wait(Lock, [&] { return Finished == Workers.size(); });
+  Job = nullptr;
+  if (Failed)
+    return makeError(FirstError);
+  return Error::success();
+}
+
+} // namespace
+
+Error runLaunch(const KernelLaunch &L) {
+  auto P = Pool::get();
+  if (!P)
+    return P.takeError();
+  return P->run(L);
+}
+
+Expected<unsigned> workerCount() {
+  auto P = Pool::get();
+  if (!P)
+    return P.takeError();
+  return P->size();
+}
+
+} // namespace ptx2amd::host
+
+// ---- the entry points that retargeted code calls (names in LaneState.h) ----
+using namespace ptx2amd::host;
+
+extern "C" {
+
+LaneState *__ptx2amd_host_state() { return CurrentState; }
+
+__attribute__((noinline)) uint64_t __ptx2amd_host_ballot(uint32_t Pred) {
+  return meet(Op::Ballot, Pred != 0, 0, __builtin_return_address(0));
+}
+
+__attribute__((noinline)) uint32_t __ptx2amd_host_bpermute(uint32_t Address, uint32_t Data) {
+  return uint32_t(meet(Op::Bpermute, Address, Data, __builtin_return_address(0)));
+}
+
+__attribute__((noinline)) uint64_t __ptx2amd_host_readlane(uint64_t Value, uint32_t Lane) {
+  return meet(Op::Readlane, Value, Lane, __builtin_return_address(0));
+}
+
+__attribute__((noinline)) uint64_t __ptx2amd_host_readfirstlane(uint64_t Value) {
+  return meet(Op::Readfirstlane, Value, 0, __builtin_return_address(0));
+}
+
+__attribute__((noinline)) void __ptx2amd_host_wave_barrier() {
+  meet(Op::WaveBarrier, 0, 0, __builtin_return_address(0));
+}
+
+__attribute__((noinline)) void __ptx2amd_host_barrier() {
+  meet(Op::Barrier, 0, 0, __builtin_return_address(0));
+}
+
+[[noreturn]] void __ptx2amd_host_trap() {
+  Worker *W = CurrentWorker;
+  if (W && W->InKernel) {
+    W->InKernel = 0;
+    siglongjmp(W->Jmp, int(Abort::Trap));
+  }
+  abort(); // not reachable: only kernel code calls it, and only on workers
+}
+
+uint64_t __ptx2amd_host_steady_counter() {
+  // AMD's real-time counter runs at 100 MHz (the lowering scales it to nanoseconds).
+  auto Now = std::chrono::steady_clock::now().time_since_epoch();
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(Now).count() / 10);
+}
+}
+
+// compiler-rt's soft conversions (linked from its builtins archive): x86-64 code for half and
+// bfloat16 values calls them. Only their addresses are taken here.
+extern "C" {
+void __truncsfbf2();
+void __truncdfbf2();
+void __extendbfsf2();
+void __truncsfhf2();
+void __truncdfhf2();
+void __extendhfsf2();
+void __extendhfdf2();
+}
+
+namespace ptx2amd::host {
+
+std::vector<std::pair<const char *, void *>> runtimeSymbols() {
+  return {
+      {"__truncsfbf2", reinterpret_cast<void *>(&__truncsfbf2)},
+      {"__truncdfbf2", reinterpret_cast<void *>(&__truncdfbf2)},
+      {"__extendbfsf2", reinterpret_cast<void *>(&__extendbfsf2)},
+      {"__truncsfhf2", reinterpret_cast<void *>(&__truncsfhf2)},
+      {"__truncdfhf2", reinterpret_cast<void *>(&__truncdfhf2)},
+      {"__extendhfsf2", reinterpret_cast<void *>(&__extendhfsf2)},
+      {"__extendhfdf2", reinterpret_cast<void *>(&__extendhfdf2)},
+      {rt::State, reinterpret_cast<void *>(&__ptx2amd_host_state)},
+      {rt::Ballot, reinterpret_cast<void *>(&__ptx2amd_host_ballot)},
+      {rt::Bpermute, reinterpret_cast<void *>(&__ptx2amd_host_bpermute)},
+      {rt::Readlane, reinterpret_cast<void *>(&__ptx2amd_host_readlane)},
+      {rt::Readfirstlane, reinterpret_cast<void *>(&__ptx2amd_host_readfirstlane)},
+      {rt::WaveBarrier, reinterpret_cast<void *>(&__ptx2amd_host_wave_barrier)},
+      {rt::Barrier, reinterpret_cast<void *>(&__ptx2amd_host_barrier)},
+      {rt::Trap, reinterpret_cast<void *>(&__ptx2amd_host_trap)},
+      {rt::SteadyCounter, reinterpret_cast<void *>(&__ptx2amd_host_steady_counter)},
+  };
+}
+
+} // namespace ptx2amd::host

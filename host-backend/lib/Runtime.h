@@ -1,0 +1,47 @@
+// The wave emulator and the workers that run workgroups (Runtime.cpp).
+#pragma once
+
+#include "ptx2amd/amdgpu-backend/Kernarg.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ptx2amd::host {
+
+using EntryFn = void (*)(void *Kernarg);
+using LoopFn = void (*)(void *Kernarg, uint32_t NX, uint32_t NY, uint32_t NZ);
+
+/// One launch as the workers see it.
+struct KernelLaunch {
+  std::string Name;
+  EntryFn Entry = nullptr; ///< one work-item (fibers)
+  LoopFn Loop = nullptr;   ///< every work-item of a workgroup (null: run fibers)
+  unsigned WaveSize = 64;
+  const amdgpu::LaunchGeometry *Geometry = nullptr;
+  void *Kernarg = nullptr;
+  const void *ImplicitArgs = nullptr;
+  const amdgpu::DispatchPacket *Packet = nullptr;
+  uint32_t LdsBytes = 0; ///< static + dynamic
+  uint64_t DispatchId = 0;
+};
+
+/// Most work-items of one workgroup (CUDA's limit) and most LDS bytes of one workgroup.
+inline constexpr unsigned MaxBlockSize = 1024;
+inline constexpr unsigned MaxLdsBytes = 64 * 1024;
+
+/// Runs every workgroup of \p L on the process's workers (created on first use) and waits. A
+/// trap, a memory fault in the kernel or a barrier deadlock ends the launch with an error; the
+/// workers stay usable. Launches run one at a time.
+llvm::Error runLaunch(const KernelLaunch &L);
+
+/// The emulator's entry points that retargeted code calls, by name (LaneState.h lists them).
+std::vector<std::pair<const char *, void *>> runtimeSymbols();
+
+/// Workers of the process (starting them if needed), or why they cannot start.
+llvm::Expected<unsigned> workerCount();
+
+} // namespace ptx2amd::host

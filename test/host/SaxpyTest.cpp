@@ -1,0 +1,34 @@
+// The bundled example (examples/saxpy.ptx): y = a*x + y and per-block sums in shared memory with
+// __syncthreads, on a wave64 and a wave32 target.
+#include "HostTestSupport.h"
+
+using namespace host_test;
+
+TEST_CASE("saxpy runs on the host backend", "[saxpy]") {
+  for (const char *Target : WaveTargets) {
+    INFO(Target);
+    host::LoadedModule &M = module(PTX2AMD_SOURCE_DIR "/examples/saxpy.ptx", Target);
+    const char *K = "_Z5saxpyifPKfPfS1_";
+    REQUIRE(M.unavailableReason(K) == "");
+    CHECK(M.usesFibers(K));
+    int N = 1000;
+    float A = 1.5f;
+    std::vector<float> X(N), Y(N);
+    for (int I = 0; I < N; ++I) {
+      X[I] = float(I % 17) - 3.0f;
+      Y[I] = float(I % 5) * 0.5f;
+    }
+    Buffer<float> DX(X), DY(Y), DSums(4);
+    float *PX = DX.get(), *PY = DY.get(), *PS = DSums.get();
+    launch(M, K, {4}, {256}, {&N, &A, &PX, &PY, &PS});
+    std::vector<float> Got = DY.read(), Sums = DSums.read();
+    for (int I = 0; I < N; ++I)
+      REQUIRE(Got[I] == A * X[I] + Y[I]);
+    for (int B = 0; B < 4; ++B) {
+      float Want = 0;
+      for (int I = B * 256; I < std::min(N, B * 256 + 256); ++I)
+        Want += A * X[I] + Y[I];
+      CHECK(Sums[B] == Approx(Want).epsilon(1e-5));
+    }
+  }
+}
