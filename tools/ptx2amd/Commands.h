@@ -19,6 +19,7 @@ int runList(llvm::ArrayRef<std::string> Args);
 int runExtract(llvm::ArrayRef<std::string> Args);
 int runCompile(llvm::ArrayRef<std::string> Args);
 int runCheck(llvm::ArrayRef<std::string> Args);
+int runCache(llvm::ArrayRef<std::string> Args);
 
 /// The PTX modules of a file: the file itself when it is PTX text, or every PTX entry of a CUDA
 /// binary (fatbin, cubin, executable, library, object).

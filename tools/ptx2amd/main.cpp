@@ -23,6 +23,7 @@ const Command Commands[] = {
     {"extract", runExtract, "write the PTX and cubin entries of a CUDA binary to a folder"},
     {"compile", runCompile, "translate PTX to AMDGPU LLVM IR, assembly or code objects"},
     {"check", runCheck, "report which kernels translate and why the others do not"},
+    {"cache", runCache, "show or clear the JIT cache"},
 };
 
 void usage(FILE *Out) {

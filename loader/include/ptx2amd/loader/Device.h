@@ -1,0 +1,151 @@
+//===- ptx2amd/loader/Device.h - the device interface of the runtime -*- C++ -*-===//
+//
+// What the CUDA runtime replacement (runtime/) asks of a device: properties, memory, code
+// objects and their kernels and globals, launches, streams and events. Two implementations:
+// HSA (HsaDevice.h, an AMD GPU through ROCr) and the host backend (the CPU device, to come).
+//
+//   auto Dev = loader::selectDevice();          // PTX2AMD_DEVICE=auto|hsa|host
+//   auto Mod = Dev->loadModule(CodeObject.Bytes);
+//   auto K = (*Mod)->kernel("_Z5saxpyifPKfPf");
+//   void *Args[] = {&N, &A, &X, &Y};
+//   Dev->launch(*K, Geometry, Args, nullptr);  // null: the device's default stream
+//   Dev->synchronize(nullptr);
+//
+// Every call reports failure as an llvm::Error; none aborts. Pointers handed out by allocate()
+// are device addresses, valid in kernel arguments and in copy()/memset() of the same device.
+// Calls may come from several threads.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ptx2amd/amdgpu-backend/Kernarg.h"
+#include "ptx2amd/amdgpu-backend/KernelMetadata.h"
+#include "ptx2amd/amdgpu-backend/Target.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace ptx2amd::loader {
+
+struct DeviceProperties {
+  std::string Name;                       ///< product name, e.g. "AMD Instinct MI210"
+  std::string IsaName;                    ///< e.g. "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-"
+  const amdgpu::Target *Target = nullptr; ///< what code objects for this device are built for
+  unsigned WaveSize = 0;                  ///< of the code we compile for it (Target->WaveSize)
+  unsigned ComputeUnits = 0;              ///< 0 when unknown
+  uint64_t LdsBytesPerWorkgroup = 0;      ///< static + dynamic LDS one block may use
+  uint64_t GlobalMemoryBytes = 0;         ///< device memory
+};
+
+enum class MemoryKind {
+  Device,     ///< device memory, not host-accessible (cudaMalloc)
+  HostPinned, ///< host memory the device reads and writes directly (cudaMallocHost)
+  Managed,    ///< accessible from host and device through the same address (cudaMallocManaged);
+              ///< no migration: HSA places it in fine-grained host memory
+};
+
+/// The two sides of a copy. Host memory may be any host memory (pageable or pinned).
+enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };
+
+/// A kernel of a loaded module. Owned by its Module.
+class Kernel {
+public:
+  virtual ~Kernel() = default;
+  /// The code object's metadata of this kernel (argument offsets, segment sizes, ...).
+  virtual const amdgpu::KernelMetadata &metadata() const = 0;
+};
+
+/// A module variable (`.global`/`.const` in PTX) as the device sees it.
+struct GlobalSymbol {
+  void *Address = nullptr; ///< device address: copy() to and from it
+  uint64_t Size = 0;
+};
+
+/// A code object loaded on a device. Destroying it while its kernels run is undefined; the
+/// runtime synchronizes first.
+class Module {
+public:
+  virtual ~Module() = default;
+  /// The kernel called \p Name (its PTX entry name); an error names a missing one.
+  virtual llvm::Expected<const Kernel &> kernel(llvm::StringRef Name) = 0;
+  /// The module variable called \p Name: for cudaMemcpyToSymbol, cuModuleGetGlobal and the
+  /// device output buffer (amdgpu::OutputBufferSymbol).
+  virtual llvm::Expected<GlobalSymbol> global(llvm::StringRef Name) = 0;
+};
+
+/// An in-order sequence of device work. Work of different streams may overlap.
+class Stream {
+public:
+  virtual ~Stream() = default;
+};
+
+/// A point in a stream, for waiting and timing.
+class Event {
+public:
+  virtual ~Event() = default;
+};
+
+/// One device. A null Stream * names the device's default stream, which has no implicit ordering
+/// with other streams (the runtime implements CUDA's legacy default stream on top).
+class Device {
+public:
+  virtual ~Device() = default;
+  virtual const DeviceProperties &properties() const = 0;
+
+  /// \p Bytes of zero-initialised memory of \p Kind, aligned to at least 256 bytes.
+  virtual llvm::Expected<void *> allocate(size_t Bytes, MemoryKind Kind) = 0;
+  /// Frees memory from allocate(); anything else is an error. Work using it must be finished.
+  virtual llvm::Error release(void *Ptr) = 0;
+  /// Copies after the earlier work of \p S. It may return before the copy is done (synchronize
+  /// \p S to wait), except from or to pageable host memory, which it waits for.
+  virtual llvm::Error copy(void *Dst, const void *Src, size_t Bytes, CopyKind Kind, Stream *S) = 0;
+  /// Sets \p Bytes bytes at \p Dst to \p Value after the earlier work of \p S, and waits for it.
+  virtual llvm::Error memset(void *Dst, uint8_t Value, size_t Bytes, Stream *S) = 0;
+
+  /// Loads a code object compiled for properties().Target; the bytes are copied.
+  virtual llvm::Expected<std::unique_ptr<Module>>
+  loadModule(llvm::ArrayRef<uint8_t> CodeObject) = 0;
+
+  /// Starts \p K on \p S after the earlier work of \p S and returns. \p Args holds one pointer
+  /// per explicit kernel argument (CUDA's kernelParams); the values are copied before returning.
+  virtual llvm::Error launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args,
+                             Stream *S) = 0;
+
+  virtual llvm::Expected<std::unique_ptr<Stream>> createStream() = 0;
+  /// Waits for all work of \p S; a failure of that work is the error.
+  virtual llvm::Error synchronize(Stream *S) = 0;
+
+  virtual llvm::Expected<std::unique_ptr<Event>> createEvent() = 0;
+  /// Marks the point after the work \p S holds now (cudaEventRecord).
+  virtual llvm::Error record(Event &E, Stream *S) = 0;
+  /// Waits until the work before \p E is done. An event never recorded is complete.
+  virtual llvm::Error synchronize(Event &E) = 0;
+  /// Whether the work before \p E is done, without waiting.
+  virtual llvm::Expected<bool> isComplete(Event &E) = 0;
+  /// Milliseconds between two completed events (cudaEventElapsedTime).
+  virtual llvm::Expected<float> elapsedMs(Event &Start, Event &End) = 0;
+};
+
+/// What PTX2AMD_DEVICE asks for.
+enum class DeviceChoice {
+  Auto, ///< HSA when an AMD GPU is usable, else the host device (the default)
+  Hsa,  ///< HSA or nothing
+  Host, ///< the host backend
+};
+
+/// Reads a PTX2AMD_DEVICE value ("" means auto); an unknown one is an error listing the valid.
+llvm::Expected<DeviceChoice> parseDeviceChoice(llvm::StringRef Value);
+
+/// The device of the process, chosen by PTX2AMD_DEVICE once (later calls return the same outcome
+/// without initialising anything again). When HSA is not usable, why is written to stderr once,
+/// in one line, and the error says it too. The host device is not available yet: choosing it, or
+/// falling back to it, is an error naming that.
+llvm::Expected<Device &> selectDevice();
+
+} // namespace ptx2amd::loader
