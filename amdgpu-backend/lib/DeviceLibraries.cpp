@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ptx2amd/amdgpu-backend/DeviceLibraries.h"
 #include "ptx2amd/amdgpu-backend/Codegen.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -19,6 +20,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Linker/Linker.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/xxhash.h"
 
 #include <map>
 #include <set>
@@ -87,6 +89,20 @@ void defineControlVariables(Module &M, const Target &T, unsigned CodeObjectVersi
 }
 
 } // namespace
+
+uint64_t deviceLibrariesHash() {
+  static const uint64_t Hash = [] {
+    auto Bytes = [](const char *B, const char *E) {
+      return ArrayRef(reinterpret_cast<const uint8_t *>(B), E - B);
+    };
+    uint64_t Parts[] = {xxh3_64bits(Bytes(ptx2amd_device_wave32, ptx2amd_device_wave32_end)),
+                        xxh3_64bits(Bytes(ptx2amd_device_wave64, ptx2amd_device_wave64_end)),
+                        xxh3_64bits(Bytes(ptx2amd_rocm_ocml, ptx2amd_rocm_ocml_end)),
+                        xxh3_64bits(Bytes(ptx2amd_rocm_ockl, ptx2amd_rocm_ockl_end))};
+    return xxh3_64bits(ArrayRef(reinterpret_cast<const uint8_t *>(Parts), sizeof(Parts)));
+  }();
+  return Hash;
+}
 
 Error linkDeviceLibraries(Module &M, const Target &T, unsigned CodeObjectVersion) {
   // A library may call into one after it (ours into ockl, ockl into ocml): one pass in order.

@@ -15,8 +15,7 @@
 
 #include "ptx2amd/loader/Cache.h"
 
-// The project version, as the C API reports it (the loader does not link the JIT library).
-#include "../../include/ptx2amd/ptx2amd.h"
+#include "ptx2amd/amdgpu-backend/DeviceLibraries.h"
 
 #include <llvm/ADT/ScopeExit.h>
 #include <llvm/ADT/SmallString.h>
@@ -36,15 +35,6 @@
 #include <chrono>
 #include <cstdio>
 #include <unistd.h>
-
-// The device libraries embedded by amdgpu-backend (DeviceLibraries.S.in): their hash is part
-// of the translator's identity, since a rebuilt device library changes every code object.
-extern "C" {
-extern const char ptx2amd_device_wave32[], ptx2amd_device_wave32_end[];
-extern const char ptx2amd_device_wave64[], ptx2amd_device_wave64_end[];
-extern const char ptx2amd_rocm_ocml[], ptx2amd_rocm_ocml_end[];
-extern const char ptx2amd_rocm_ockl[], ptx2amd_rocm_ockl_end[];
-}
 
 using namespace llvm;
 namespace fs = llvm::sys::fs;
@@ -179,18 +169,9 @@ void appendField(SHA256 &H, uint8_t Tag, unsigned Value) {
 
 const std::string &translatorVersion() {
   static const std::string Version = [] {
-    auto Span = [](const char *B, const char *E) {
-      return ArrayRef(reinterpret_cast<const uint8_t *>(B), E - B);
-    };
-    uint64_t Libs[] = {xxh3_64bits(Span(ptx2amd_device_wave32, ptx2amd_device_wave32_end)),
-                       xxh3_64bits(Span(ptx2amd_device_wave64, ptx2amd_device_wave64_end)),
-                       xxh3_64bits(Span(ptx2amd_rocm_ocml, ptx2amd_rocm_ocml_end)),
-                       xxh3_64bits(Span(ptx2amd_rocm_ockl, ptx2amd_rocm_ockl_end))};
-    uint64_t DeviceLibs =
-        xxh3_64bits(ArrayRef(reinterpret_cast<const uint8_t *>(Libs), sizeof(Libs)));
-    return fmt::format("ptx2amd {}.{}.{} llvm {} device-libs {:016x}", PTX2AMD_VERSION_MAJOR,
-                       PTX2AMD_VERSION_MINOR, PTX2AMD_VERSION_PATCH, LLVM_VERSION_STRING,
-                       DeviceLibs);
+    // A rebuilt device library changes every code object: its hash is part of the identity.
+    return fmt::format("ptx2amd {} llvm {} device-libs {:016x}", PTX2AMD_PROJECT_VERSION,
+                       LLVM_VERSION_STRING, amdgpu::deviceLibrariesHash());
   }();
   return Version;
 }
