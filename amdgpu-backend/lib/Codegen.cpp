@@ -251,8 +251,9 @@ Error prepareModule(Module &M, const Target &T, const CodegenOptions &Opts,
   return S ? Error::success() : S.takeError();
 }
 
-Error optimizeModule(Module &M, const Target &T, const CodegenOptions &Opts) {
-  auto S = startSession(M, T, Opts, /*Optimize=*/true);
+Error optimizeModule(Module &M, const Target &T, const CodegenOptions &Opts,
+                     std::vector<DroppedKernel> *Dropped) {
+  auto S = startSession(M, T, Opts, /*Optimize=*/true, Dropped);
   return S ? Error::success() : S.takeError();
 }
 

@@ -26,9 +26,34 @@ Error makeError(const Twine &Msg) { return createStringError(inconvertibleErrorC
 
 constexpr uint32_t OutputBufferBytes = 1 << 20;
 
+unsigned defaultWatchdogMs() {
+  static const unsigned Ms = [] {
+    const char *Env = getenv("PTX2AMD_HOST_WATCHDOG_MS");
+    int V = Env ? atoi(Env) : 0;
+    return V > 0 ? unsigned(V) : 5000u;
+  }();
+  return Ms;
+}
+
 struct FreeDeleter {
   void operator()(void *P) const { std::free(P); }
 };
+
+/// The module's `.global` and `.const` variables stay in the JIT-compiled module under their
+/// names and writable: the host reads and writes them between launches (cudaMemcpyToSymbol), so
+/// the optimiser must neither drop them nor fold their initial values into the code.
+void exposeGlobals(Module &M) {
+  for (GlobalVariable &G : M.globals()) {
+    unsigned AS = G.getAddressSpace();
+    if ((AS != 1 && AS != 4) || G.isDeclaration() || !G.hasName() ||
+        G.getName().starts_with("__ptx2amd") || G.getName().starts_with("llvm.") ||
+        G.hasGlobalUnnamedAddr())
+      continue;
+    G.setLinkage(GlobalValue::ExternalLinkage);
+    G.setVisibility(GlobalValue::DefaultVisibility);
+    G.setConstant(false);
+  }
+}
 
 } // namespace
 
@@ -124,15 +149,14 @@ Device::load(lowering::LoweredModule L, const amdgpu::Target &T, const LoadOptio
     P->Kernels.push_back(std::move(K));
   }
   Module &M = *L.Module;
+  exposeGlobals(M);
   amdgpu::CodegenOptions CO{Opts.OptLevel, 5};
   std::vector<amdgpu::DroppedKernel> Dropped;
-  if (Error E = amdgpu::prepareModule(M, T, CO, &Dropped))
+  if (Error E = amdgpu::optimizeModule(M, T, CO, &Dropped))
     return E;
   for (const amdgpu::DroppedKernel &D : Dropped)
     if (KernelEntry *K = P->find(D.Name); K && K->Unavailable.empty())
       K->Unavailable = D.Reason;
-  if (Error E = amdgpu::optimizeModule(M, T, CO))
-    return E;
   bool HasOutput = M.getNamedGlobal(amdgpu::OutputBufferSymbol) != nullptr;
 
   auto HT = hostTarget();
@@ -231,6 +255,7 @@ Expected<amdgpu::DeviceOutput> Device::launch(LoadedModule &LM, StringRef Kernel
   L.Packet = &*Packet;
   L.LdsBytes = Packet->GroupSegmentSize;
   L.DispatchId = ++DispatchIds;
+  L.WatchdogMs = C.WatchdogMs ? C.WatchdogMs : defaultWatchdogMs();
 
   std::lock_guard<std::mutex> Lock(P.LaunchMutex);
   std::unique_ptr<uint8_t, FreeDeleter> Output;

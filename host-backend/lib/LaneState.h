@@ -11,21 +11,20 @@ namespace ptx2amd::host {
 struct LaneState {
   uint32_t ItemId[3];       ///< workitem.id.{x,y,z}
   uint32_t GroupId[3];      ///< workgroup.id.{x,y,z}
-  uint32_t LdsBase;         ///< address (below 4 GiB) of the workgroup's LDS arena
   uint32_t LaneInWave;      ///< 0..WaveSize-1, for mbcnt
+  uint32_t LdsBytes;        ///< size of the arena, for is.shared
+  uint64_t LdsWindow;       ///< host address of LDS address 0 (the workgroup's arena)
   const void *Dispatch;     ///< the emulated HSA dispatch packet
   const void *ImplicitArgs; ///< the hidden arguments in the kernarg segment
   uint64_t DispatchId;
   uint64_t PrivateLo; ///< this work-item's stack, for is.private
   uint64_t PrivateHi;
-  uint32_t LdsBytes; ///< size of the arena, for is.shared
-  uint32_t Reserved;
 };
 
 namespace state {
 inline constexpr unsigned ItemId = offsetof(LaneState, ItemId);
 inline constexpr unsigned GroupId = offsetof(LaneState, GroupId);
-inline constexpr unsigned LdsBase = offsetof(LaneState, LdsBase);
+inline constexpr unsigned LdsWindow = offsetof(LaneState, LdsWindow);
 inline constexpr unsigned LaneInWave = offsetof(LaneState, LaneInWave);
 inline constexpr unsigned Dispatch = offsetof(LaneState, Dispatch);
 inline constexpr unsigned ImplicitArgs = offsetof(LaneState, ImplicitArgs);

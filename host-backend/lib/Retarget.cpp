@@ -1,11 +1,12 @@
 // The final AMDGPU module, re-targeted to the host. Everything the translation produced stays as
 // it is; only what has no meaning on x86-64 is replaced:
-//   - LDS variables (address space 3) become offsets in the workgroup's arena, whose address
-//     (below 4 GiB) each work-item reads from its LaneState;
+//   - LDS variables (address space 3) become constant LDS addresses (offsets in the
+//     workgroup's arena, from 0 as on AMDGPU); an LDS access goes to the arena's host address
+//     (each work-item reads it from its LaneState) plus the 32-bit LDS address;
 //   - llvm.amdgcn.* calls become LaneState reads, plain IR (math, mbcnt) or calls into the wave
 //     emulator (Runtime.cpp); one the host backend does not know makes the functions that call
 //     it, and the kernels that reach them, unavailable with a reason naming it;
-//   - memory accesses through 32-bit LDS/private pointers go through zero-extended addresses;
+//   - memory accesses through 32-bit private pointers go through zero-extended addresses;
 //     private allocas move to the (low) host stack and keep a 32-bit address;
 //   - kernels become C functions of the kernarg segment: an entry (one work-item) and, when no
 //     barrier or cross-lane operation is reachable, a loop over a workgroup's work-items.
@@ -133,10 +134,14 @@ void Retargeter::annotateMemory() {
     }
 }
 
-/// A 32-bit LDS/private pointer as the flat host address it stands for.
+/// A 32-bit LDS/private pointer as the flat host address it stands for: private memory lies
+/// below 4 GiB; an LDS address is an offset in the workgroup's arena, which starts a 4 GiB
+/// window that is PROT_NONE past the arena (any LDS address outside it faults).
 Value *Retargeter::toNarrowFlat(IRBuilder<> &B, Value *P) {
-  Value *Low = B.CreatePtrToInt(P, I32);
-  return B.CreateIntToPtr(B.CreateZExt(Low, I64), Ptr);
+  Value *Low = B.CreateZExt(B.CreatePtrToInt(P, I32), I64);
+  if (P->getType()->getPointerAddressSpace() == ASLds)
+    return B.CreateGEP(I8, field(B, state::LdsWindow, Ptr), Low);
+  return B.CreateIntToPtr(Low, Ptr);
 }
 
 /// Explicit arguments where the module's byref parameters put them, then the v5 hidden ones.
@@ -218,8 +223,7 @@ Error Retargeter::replaceLds() {
         B.SetInsertPoint(Phi->getIncomingBlock(U)->getTerminator());
       else
         B.SetInsertPoint(I);
-      Value *Base = B.CreateIntToPtr(field(B, state::LdsBase, I32), PointerType::get(C, ASLds));
-      U.set(B.CreateConstInBoundsGEP1_32(I8, Base, unsigned(At)));
+      U.set(ConstantExpr::getIntToPtr(B.getInt32(uint32_t(At)), PointerType::get(C, ASLds)));
     }
     G->eraseFromParent();
   }
@@ -348,10 +352,9 @@ bool Retargeter::lowerAmdgcn(CallInst *CI, IRBuilder<> &B) {
     R = Revolutions(Intrinsic::cos);
     break;
   case Intrinsic::amdgcn_is_shared: {
-    Value *P = B.CreatePtrToInt(Arg(0), I64);
-    Value *Lo = B.CreateZExt(field(B, state::LdsBase, I32), I64);
-    Value *Hi = B.CreateAdd(Lo, B.CreateZExt(field(B, state::LdsBytes, I32), I64));
-    R = B.CreateAnd(B.CreateICmpUGE(P, Lo), B.CreateICmpULT(P, Hi));
+    Value *Offset = B.CreateSub(B.CreatePtrToInt(Arg(0), I64),
+                                B.CreatePtrToInt(field(B, state::LdsWindow, Ptr), I64));
+    R = B.CreateICmpULT(Offset, B.CreateZExt(field(B, state::LdsBytes, I32), I64));
     break;
   }
   case Intrinsic::amdgcn_is_private: {
@@ -463,14 +466,18 @@ void Retargeter::lowerAddressSpaces() {
         unsigned From = AC->getSrcAddressSpace(), To = AC->getDestAddressSpace();
         if (!isNarrow(From) && !isNarrow(To))
           continue;
-        Value *Bits;
-        if (isNarrow(From) && isNarrow(To))
-          Bits = B.CreatePtrToInt(AC->getPointerOperand(), I32);
-        else if (isNarrow(From))
-          Bits = B.CreateZExt(B.CreatePtrToInt(AC->getPointerOperand(), I32), I64);
-        else
-          Bits = B.CreateTrunc(B.CreatePtrToInt(AC->getPointerOperand(), I64), I32);
-        AC->replaceAllUsesWith(B.CreateIntToPtr(Bits, AC->getType()));
+        Value *Src = AC->getPointerOperand(), *R;
+        if (isNarrow(From) && isNarrow(To)) {
+          R = B.CreateIntToPtr(B.CreatePtrToInt(Src, I32), AC->getType());
+        } else if (isNarrow(From)) {
+          R = toNarrowFlat(B, Src);
+        } else {
+          Value *Flat = B.CreatePtrToInt(Src, I64);
+          if (To == ASLds)
+            Flat = B.CreateSub(Flat, B.CreatePtrToInt(field(B, state::LdsWindow, Ptr), I64));
+          R = B.CreateIntToPtr(B.CreateTrunc(Flat, I32), AC->getType());
+        }
+        AC->replaceAllUsesWith(R);
         AC->eraseFromParent();
       } else if (auto *AI = dyn_cast<AllocaInst>(&I)) {
         if (AI->getAddressSpace() != ASPrivate)

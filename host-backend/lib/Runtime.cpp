@@ -1,11 +1,13 @@
 // The wave emulator: workers that run workgroups, one fiber per work-item where the kernel needs
 // lanes to meet (barriers, cross-lane operations), plain loops where it does not.
 //
-// Memory below 4 GiB: AMDGPU's LDS and private pointers are 32-bit, so each worker's LDS arena,
-// its thread stack (plain loops keep private variables there) and its fiber stacks lie in one
-// window reserved below 4 GiB; everything in the window that is not in use stays PROT_NONE, so an
-// access outside an arena or past a stack faults. A fault, a trap or a deadlock while a worker
-// runs kernel code ends the launch with an error (siglongjmp back to the worker's loop).
+// Memory: AMDGPU's private pointers are 32-bit, so each worker's thread stack (plain loops keep
+// private variables there) and its fiber stacks lie in one window reserved below 4 GiB, with
+// PROT_NONE guards between them. LDS addresses are 32-bit offsets in the workgroup's arena: each
+// worker reserves 4 GiB (PROT_NONE) and opens only the launch's arena at its end, so any LDS
+// access outside the arena faults. A fault, a trap or a workgroup that stops
+// making progress (the launching thread watches, and stops the worker with a signal) while a
+// worker runs kernel code ends the launch with an error (siglongjmp back to the worker's loop).
 #include "Runtime.h"
 
 #include "LaneState.h"
@@ -14,6 +16,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <atomic>
@@ -37,12 +40,15 @@ namespace ptx2amd::host {
 namespace {
 
 constexpr size_t Page = 4096;
-constexpr size_t Guard = 64 * 1024;             // around the LDS arena and the thread stack
+constexpr size_t Guard = 64 * 1024;             // around the thread stack
 constexpr size_t ThreadStack = 8 * 1024 * 1024; // plain loops: private memory of one work-item
 constexpr size_t FiberStack = 60 * 1024;        // each work-item's stack in fiber mode
 constexpr size_t FiberGuard = Page;
-constexpr size_t SlotSize =
-    Guard + ThreadStack + Guard + MaxLdsBytes + Guard + MaxBlockSize * (FiberGuard + FiberStack);
+constexpr size_t SlotSize = Guard + ThreadStack + Guard + MaxBlockSize * (FiberGuard + FiberStack);
+// Every 32-bit LDS address (plus the widest access) lies in the window.
+constexpr size_t LdsWindowSize = (size_t(1) << 32) + Guard;
+// The arena ends this close to the first PROT_NONE page: LDS stays 64-byte aligned on the host.
+constexpr size_t LdsAlign = 64;
 
 Error makeError(const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); }
 
@@ -57,16 +63,16 @@ struct Lane {
   Op Kind = Op::Barrier;
   uintptr_t Site = 0; ///< return address of the runtime call it waits in
   uint64_t A = 0, B = 0, Result = 0;
-  uint64_t Seq = 0; ///< when it blocked: the latest group of a wave runs first
 };
 
 /// What made a worker leave kernel code through siglongjmp.
-enum class Abort : int { None = 0, Trap = 1, Fault = 2, Deadlock = 3 };
+enum class Abort : int { None = 0, Trap = 1, Fault = 2, Internal = 3, Watchdog = 4 };
 
 struct Worker {
   unsigned Index = 0;
-  uint8_t *Slot = nullptr; // its part of the low window
-  uint8_t *Lds = nullptr;
+  uint8_t *Slot = nullptr;      // its part of the low window
+  uint8_t *LdsWindow = nullptr; // 4 GiB, PROT_NONE but for the arena at its start
+  size_t LdsOpen = 0;           // bytes open (read-write) at LdsWindow
   uint8_t *StackLo = nullptr;
   uint8_t *FibersLo = nullptr;
   std::vector<uint8_t> AltStack;
@@ -76,18 +82,29 @@ struct Worker {
   Lane *Current = nullptr;         // the fiber running
   ctx::fcontext_t Sched = nullptr; // the scheduler, to return to
   const KernelLaunch *Launch = nullptr;
-  uint64_t Seq = 0;
   sigjmp_buf Jmp;
   volatile sig_atomic_t InKernel = 0;
   volatile uintptr_t FaultAddress = 0;
   volatile int FaultSignal = 0;
-  std::string Deadlock;
+  std::string Internal;
+  /// Counts what shows a workgroup advancing: lanes reaching a cross-lane operation or the
+  /// barrier, or exiting; finished workgroups. The watchdog also sees Plain.ItemId move.
+  std::atomic<uint64_t> Progress{0};
 };
 
 thread_local Worker *CurrentWorker = nullptr;
 thread_local LaneState *CurrentState = nullptr;
 
 struct sigaction PreviousAction[NSIG];
+
+/// Where LDS address 0 lies in a worker's window: the arena ends (64-byte aligned) at the first
+/// PROT_NONE page, so an access past its end faults.
+size_t ldsShift(uint32_t LdsBytes) {
+  return (alignTo(LdsBytes, Page) - LdsBytes) & ~(LdsAlign - 1);
+}
+
+/// The signal the watchdog stops a worker with (a real-time one: nobody else's).
+int watchdogSignal() { return SIGRTMIN + 4; }
 
 class Pool {
 public:
@@ -116,6 +133,7 @@ private:
   void runJob(Worker &W);
   void fail(std::string Msg);
   std::string describeFault(const Worker &W) const;
+  void watch(const KernelLaunch &L, std::unique_lock<std::mutex> &Lock);
 };
 
 struct WorkerStart {
@@ -125,6 +143,14 @@ struct WorkerStart {
 
 void onSignal(int Sig, siginfo_t *Info, void *Uctx) {
   Worker *W = CurrentWorker;
+  if (Sig == watchdogSignal()) {
+    // Late (the workgroup finished meanwhile): nothing to stop.
+    if (W && W->InKernel) {
+      W->InKernel = 0;
+      siglongjmp(W->Jmp, int(Abort::Watchdog));
+    }
+    return;
+  }
   if (W && W->InKernel) {
     W->InKernel = 0;
     W->FaultSignal = Sig;
@@ -181,7 +207,7 @@ Error Pool::start() {
   SA.sa_sigaction = onSignal;
   SA.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
   sigemptyset(&SA.sa_mask);
-  for (int Sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL})
+  for (int Sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, watchdogSignal()})
     sigaction(Sig, &SA, &PreviousAction[Sig]);
 
   unsigned N = unsigned(Size / SlotSize);
@@ -190,12 +216,15 @@ Error Pool::start() {
     W->Index = I;
     W->Slot = Window + I * SlotSize;
     W->StackLo = W->Slot + Guard;
-    W->Lds = W->StackLo + ThreadStack + Guard;
-    W->FibersLo = W->Lds + MaxLdsBytes + Guard;
+    W->FibersLo = W->StackLo + ThreadStack + Guard;
     auto Open = [](uint8_t *At, size_t Bytes) {
       return mprotect(At, Bytes, PROT_READ | PROT_WRITE) == 0;
     };
-    bool Ok = Open(W->StackLo, ThreadStack) && Open(W->Lds, MaxLdsBytes);
+    void *Lds = mmap(nullptr, LdsWindowSize, PROT_NONE, Flags, -1, 0);
+    if (Lds == MAP_FAILED)
+      return makeError("host backend: cannot reserve address space for LDS");
+    W->LdsWindow = static_cast<uint8_t *>(Lds);
+    bool Ok = Open(W->StackLo, ThreadStack);
     for (unsigned K = 0; Ok && K < MaxBlockSize; ++K)
       Ok = Open(W->FibersLo + K * (FiberGuard + FiberStack) + FiberGuard, FiberStack);
     if (!Ok)
@@ -264,12 +293,14 @@ std::string Pool::describeFault(const Worker &W) const {
   default:
     break;
   }
-  auto Lds = reinterpret_cast<uintptr_t>(W.Lds);
+  auto Lds = reinterpret_cast<uintptr_t>(W.LdsWindow) + ldsShift(W.Launch->LdsBytes);
   auto Fibers = reinterpret_cast<uintptr_t>(W.FibersLo);
   auto Stack = reinterpret_cast<uintptr_t>(W.StackLo);
-  if (A >= Lds - Guard && A < Lds + MaxLdsBytes + Guard)
-    return "LDS (shared memory) access outside the workgroup's arena at " + Hex(A) +
-           " (arena offset " + std::to_string(int64_t(A - Lds)) + ")";
+  if (A >= reinterpret_cast<uintptr_t>(W.LdsWindow) &&
+      A < reinterpret_cast<uintptr_t>(W.LdsWindow) + LdsWindowSize)
+    return "LDS (shared memory) access outside the workgroup's arena at LDS address " +
+           Hex(uint32_t(A - Lds)) + " (the arena holds " + std::to_string(W.Launch->LdsBytes) +
+           " bytes)";
   if (A >= Fibers && A < Fibers + MaxBlockSize * (FiberGuard + FiberStack))
     return "private memory access outside a work-item's stack at " + Hex(A) + " (stack overflow?)";
   if (A >= Stack - Guard && A < Stack + ThreadStack)
@@ -296,6 +327,7 @@ void resume(Worker &W, Lane &L) {
   ctx::transfer_t T = ctx::jump_fcontext(L.Ctx, &L);
   L.Ctx = T.fctx;
   W.Current = nullptr;
+  W.Progress.fetch_add(1, std::memory_order_relaxed);
 }
 
 /// Called by a lane: wait for the wave (or workgroup) at this operation, return its result.
@@ -304,8 +336,8 @@ uint64_t meet(Op K, uint64_t A, uint64_t B, void *Site) {
   if (!W || !W->Current) {
     // A plain-loop kernel that reaches a cross-lane operation: the classification missed it.
     if (W && W->InKernel) {
-      W->Deadlock = "internal error: a cross-lane operation outside a fiber";
-      siglongjmp(W->Jmp, int(Abort::Deadlock));
+      W->Internal = "internal error: a cross-lane operation outside a fiber";
+      siglongjmp(W->Jmp, int(Abort::Internal));
     }
     return 0;
   }
@@ -315,7 +347,6 @@ uint64_t meet(Op K, uint64_t A, uint64_t B, void *Site) {
   L.B = B;
   L.Site = reinterpret_cast<uintptr_t>(Site);
   L.St = Status::Blocked;
-  L.Seq = ++W->Seq;
   ctx::transfer_t T = ctx::jump_fcontext(W->Sched, nullptr);
   CurrentWorker->Sched = T.fctx;
   return L.Result;
@@ -375,8 +406,8 @@ void runWaveGroup(Lane *Wave, unsigned Count, unsigned WaveSize, uintptr_t Site)
 
 std::string siteName(uintptr_t Site) { return "0x" + utohexstr(Site); }
 
-/// One workgroup, one fiber per work-item. Returns false (with W.Deadlock set) on a deadlock.
-bool runFibers(Worker &W, const KernelLaunch &L, unsigned N) {
+/// One workgroup, one fiber per work-item.
+void runFibers(Worker &W, const KernelLaunch &L, unsigned N) {
   const unsigned WS = L.WaveSize;
   for (unsigned I = 0; I < N; ++I) {
     Lane &Ln = W.Lanes[I];
@@ -390,60 +421,93 @@ bool runFibers(Worker &W, const KernelLaunch &L, unsigned N) {
     for (unsigned I = 0; I < N; ++I)
       if (W.Lanes[I].St == Status::Ready)
         resume(W, W.Lanes[I]);
-    // Every lane is blocked or gone: one group per wave may run its cross-lane operation.
+    // Every lane is blocked or gone: one group per wave may run its cross-lane operation, the
+    // one at the lowest code address. A wave runs code in layout order: the first part of a
+    // divergent region before the other, a loop's body before what follows it, so lanes that
+    // went ahead (to where the wave reconverges) wait for the others to come.
     bool Progress = false;
     for (unsigned Base = 0; Base < N; Base += WS) {
       unsigned Count = std::min(WS, N - Base);
       Lane *Wave = &W.Lanes[Base];
-      const Lane *Latest = nullptr;
+      const Lane *First = nullptr;
       for (unsigned I = 0; I < Count; ++I)
         if (Wave[I].St == Status::Blocked && Wave[I].Kind != Op::Barrier &&
-            (!Latest || Wave[I].Seq > Latest->Seq))
-          Latest = &Wave[I];
-      if (Latest) {
-        runWaveGroup(Wave, Count, WS, Latest->Site);
+            (!First || Wave[I].Site < First->Site))
+          First = &Wave[I];
+      if (First) {
+        runWaveGroup(Wave, Count, WS, First->Site);
         Progress = true;
       }
     }
     if (Progress)
       continue;
-    // Only the workgroup barrier is left. There is one per workgroup (as on AMDGPU and in
-    // PTX's bar.sync 0): the work-items may wait at different calls of it. CUDA requires every
-    // thread of the block to reach it; one that exited never will (compute-sanitizer's synccheck
-    // reports the same).
-    unsigned Waiting = 0, Exited = 0;
-    std::map<uintptr_t, unsigned> Sites;
-    for (unsigned I = 0; I < N; ++I) {
-      if (W.Lanes[I].St == Status::Exited) {
-        ++Exited;
-      } else {
-        ++Waiting;
-        ++Sites[W.Lanes[I].Site];
-      }
-    }
-    if (Waiting == 0)
-      return true;
-    if (Exited == 0) {
-      for (unsigned I = 0; I < N; ++I) {
+    // Only the workgroup barrier is left (one per workgroup, as on AMDGPU and in PTX's
+    // bar.sync 0: the work-items may wait at different calls of it). It runs when every live
+    // work-item reached it; exited ones drop out. Work-items that never come (they spin) keep
+    // the others waiting until the watchdog stops the workgroup.
+    bool Waiting = false;
+    for (unsigned I = 0; I < N; ++I)
+      if (W.Lanes[I].St != Status::Exited) {
         W.Lanes[I].St = Status::Ready;
         W.Lanes[I].Result = 0;
+        Waiting = true;
       }
-      continue;
-    }
-    std::string Msg = "barrier deadlock in workgroup (" +
-                      std::to_string(W.Lanes[0].State.GroupId[0]) + "," +
-                      std::to_string(W.Lanes[0].State.GroupId[1]) + "," +
-                      std::to_string(W.Lanes[0].State.GroupId[2]) +
-                      "): " + std::to_string(Waiting) + " work-items wait at a barrier (";
-    bool FirstSite = true;
-    for (auto &[Site, Count] : Sites) {
-      Msg += (FirstSite ? "" : ", ") + std::to_string(Count) + " at " + siteName(Site);
-      FirstSite = false;
-    }
-    Msg += ") that " + std::to_string(Exited) + " exited work-items never reached";
-    W.Deadlock = Msg;
-    return false;
+    if (!Waiting)
+      return;
   }
+}
+
+/// Linear work-item ids as ranges: "0-15, 17, 20-63".
+std::string idRanges(const std::vector<unsigned> &Ids) {
+  std::string R;
+  for (size_t I = 0; I < Ids.size();) {
+    size_t J = I;
+    while (J + 1 < Ids.size() && Ids[J + 1] == Ids[J] + 1)
+      ++J;
+    R += (R.empty() ? "" : ", ") + std::to_string(Ids[I]);
+    if (J > I)
+      R += "-" + std::to_string(Ids[J]);
+    I = J + 1;
+  }
+  return R;
+}
+
+/// What the work-items of a workgroup the watchdog stopped were doing.
+std::string describeStall(const Worker &W, const Lane *Running, unsigned N, bool Fibers) {
+  auto Item = [](const LaneState &S) {
+    return "(" + std::to_string(S.ItemId[0]) + "," + std::to_string(S.ItemId[1]) + "," +
+           std::to_string(S.ItemId[2]) + ")";
+  };
+  if (!Fibers)
+    return "work-item " + Item(W.Plain) + " runs without end (an endless loop?)";
+  std::vector<unsigned> AtBarrier, Elsewhere;
+  std::map<uintptr_t, unsigned> Sites;
+  for (unsigned I = 0; I < N; ++I) {
+    const Lane &L = W.Lanes[I];
+    if (L.St == Status::Blocked && L.Kind == Op::Barrier) {
+      AtBarrier.push_back(I);
+      ++Sites[L.Site];
+    } else if (L.St != Status::Exited) {
+      Elsewhere.push_back(I);
+    }
+  }
+  std::string Spin = Running ? "work-item " + std::to_string(Running - W.Lanes.data()) + " " +
+                                   Item(Running->State) +
+                                   " was running when stopped (it spins or loops)"
+                             : "";
+  if (AtBarrier.empty())
+    return Spin.empty() ? "no work-item advances" : Spin;
+  std::string Msg = "deadlock at the workgroup barrier: " + std::to_string(AtBarrier.size()) +
+                    " work-items wait at it (";
+  bool First = true;
+  for (auto &[Site, Count] : Sites) {
+    Msg += (First ? "" : ", ") + std::to_string(Count) + " at " + siteName(Site);
+    First = false;
+  }
+  Msg += "); work-items " + idRanges(Elsewhere) + " never reached it";
+  if (!Spin.empty())
+    Msg += "; " + Spin;
+  return Msg;
 }
 
 void Pool::runJob(Worker &W) {
@@ -459,13 +523,17 @@ void Pool::runJob(Worker &W) {
   if (Why != 0) {
     W.InKernel = 0;
     CurrentState = nullptr;
+    const Lane *Stopped = W.Current;
     W.Current = nullptr;
     uint64_t R = Running;
     std::string Where = "kernel '" + L.Name + "', workgroup " + std::to_string(R);
     if (Why == int(Abort::Trap))
       fail(Where + ": the kernel trapped (trap instruction or failed device assertion)");
-    else if (Why == int(Abort::Deadlock))
-      fail(Where + ": " + W.Deadlock);
+    else if (Why == int(Abort::Internal))
+      fail(Where + ": " + W.Internal);
+    else if (Why == int(Abort::Watchdog))
+      fail(Where + ": no progress for " + std::to_string(L.WatchdogMs) +
+           " ms (watchdog, PTX2AMD_HOST_WATCHDOG_MS): " + describeStall(W, Stopped, N, !L.Loop));
     else
       fail(Where + ": " + describeFault(W));
     return;
@@ -480,7 +548,7 @@ void Pool::runJob(Worker &W) {
     Base.GroupId[0] = GX;
     Base.GroupId[1] = GY;
     Base.GroupId[2] = GZ;
-    Base.LdsBase = uint32_t(reinterpret_cast<uintptr_t>(W.Lds));
+    Base.LdsWindow = reinterpret_cast<uint64_t>(W.LdsWindow + ldsShift(L.LdsBytes));
     Base.LdsBytes = L.LdsBytes;
     Base.Dispatch = L.Packet;
     Base.ImplicitArgs = L.ImplicitArgs;
@@ -501,11 +569,43 @@ void Pool::runJob(Worker &W) {
         S.ItemId[2] = I / (NX * NY);
         S.LaneInWave = I % L.WaveSize;
       }
-      if (!runFibers(W, L, N))
-        siglongjmp(W.Jmp, int(Abort::Deadlock));
+      runFibers(W, L, N);
     }
     W.InKernel = 0;
     CurrentState = nullptr;
+    W.Progress.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+/// Waits for the launch; a worker whose workgroup shows no progress for L.WatchdogMs is stopped
+/// (a spinning fiber never yields, so only another thread can notice).
+void Pool::watch(const KernelLaunch &L, std::unique_lock<std::mutex> &Lock) {
+  using Clock = std::chrono::steady_clock;
+  const auto Limit = std::chrono::milliseconds(std::max(1u, L.WatchdogMs));
+  const auto Tick = std::chrono::milliseconds(std::clamp(L.WatchdogMs / 8, 1u, 100u));
+  // A worker's mark: its progress count and the work-item its plain loop runs.
+  auto Mark = [](Worker &W) {
+    auto Id = [&](unsigned D) {
+      return uint64_t(__atomic_load_n(&W.Plain.ItemId[D], __ATOMIC_RELAXED));
+    };
+    return W.Progress.load(std::memory_order_relaxed) * 0x9e3779b97f4a7c15ull ^ Id(0) ^
+           Id(1) << 16 ^ Id(2) << 32;
+  };
+  std::vector<uint64_t> Marks(Workers.size());
+  std::vector<Clock::time_point> Since(Workers.size(), Clock::now());
+  while (!Done.wait_for(Lock, Tick, [&] { return Finished == Workers.size(); })) {
+    auto Now = Clock::now();
+    for (size_t I = 0; I < Workers.size(); ++I) {
+      Worker &W = *Workers[I];
+      uint64_t Mk = Mark(W);
+      if (!W.InKernel || Mk != Marks[I]) {
+        Marks[I] = Mk;
+        Since[I] = Now;
+      } else if (Now - Since[I] >= Limit) {
+        pthread_kill(W.Thread, watchdogSignal());
+        Since[I] = Now;
+      }
+    }
   }
 }
 
@@ -522,6 +622,18 @@ Error Pool::run(const KernelLaunch &L) {
   uint64_t Groups = uint64_t(G.Grid[0]) * G.Grid[1] * G.Grid[2];
   if (Groups == 0)
     return makeError("kernel '" + L.Name + "': an empty grid");
+  // Each worker's arena: exactly what the launch uses (to the page), the rest stays PROT_NONE.
+  const size_t Open = alignTo(L.LdsBytes, Page);
+  for (auto &W : Workers) {
+    int RC = 0;
+    if (Open > W->LdsOpen)
+      RC = mprotect(W->LdsWindow + W->LdsOpen, Open - W->LdsOpen, PROT_READ | PROT_WRITE);
+    else if (Open < W->LdsOpen)
+      RC = mprotect(W->LdsWindow + Open, W->LdsOpen - Open, PROT_NONE);
+    if (RC != 0)
+      return makeError("kernel '" + L.Name + "': cannot map the LDS arenas");
+    W->LdsOpen = Open;
+  }
   {
     std::lock_guard<std::mutex> Lock(M);
     Job = &L;
@@ -534,7 +646,7 @@ Error Pool::run(const KernelLaunch &L) {
   }
   Wake.notify_all();
   std::unique_lock<std::mutex> Lock(M);
-  Done.wait(Lock, [&] { return Finished == Workers.size(); });
+  watch(L, Lock);
   Job = nullptr;
   if (Failed)
     return makeError(FirstError);

@@ -27,6 +27,8 @@ struct KernelLaunch {
   const amdgpu::DispatchPacket *Packet = nullptr;
   uint32_t LdsBytes = 0; ///< static + dynamic
   uint64_t DispatchId = 0;
+  /// A workgroup that makes no progress for this long is stopped (the launch fails).
+  unsigned WatchdogMs = 5000;
 };
 
 /// Most work-items of one workgroup (CUDA's limit) and most LDS bytes of one workgroup.
@@ -34,8 +36,9 @@ inline constexpr unsigned MaxBlockSize = 1024;
 inline constexpr unsigned MaxLdsBytes = 64 * 1024;
 
 /// Runs every workgroup of \p L on the process's workers (created on first use) and waits. A
-/// trap, a memory fault in the kernel or a barrier deadlock ends the launch with an error; the
-/// workers stay usable. Launches run one at a time.
+/// trap, a memory fault in the kernel or a workgroup without progress for L.WatchdogMs (a
+/// deadlock at a barrier, an endless loop) ends the launch with an error; the workers stay
+/// usable. Launches run one at a time.
 llvm::Error runLaunch(const KernelLaunch &L);
 
 /// The emulator's entry points that retargeted code calls, by name (LaneState.h lists them).

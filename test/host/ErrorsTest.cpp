@@ -1,6 +1,9 @@
-// A kernel that traps, deadlocks on a barrier or reads outside its LDS arena ends its launch with
-// a clear error; the device keeps working (the next launch runs).
+// A kernel that traps, fails a device assertion, deadlocks on a barrier, loops without end or
+// reads outside its LDS arena ends its launch with a clear error; the device keeps working (the
+// next launch runs).
 #include "HostTestSupport.h"
+
+#include "llvm/ADT/StringExtras.h"
 
 using namespace host_test;
 
@@ -28,15 +31,95 @@ const char *ErrorKernels = R"(
   ret;
 }
 
-// Threads 16 and up leave; the others wait at a barrier they never reach.
-.visible .entry deadlock()
+// Threads 16 and up leave; the others meet at the barrier without them.
+.visible .entry early_exit(.param .u64 out)
 {
   .reg .pred %p;
   .reg .b32 %r<2>;
+  .reg .b64 %rd<4>;
   mov.u32 %r1, %tid.x;
   setp.ge.u32 %p, %r1, 16;
   @%p bra DONE;
   bar.sync 0;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd2, %rd2, %rd3;
+  st.global.u32 [%rd2], 1;
+DONE:
+  ret;
+}
+
+// Threads 16 and up spin until a flag is set that threads 0-15 only set after the barrier.
+.visible .entry spin_deadlock(.param .u64 flag)
+{
+  .reg .pred %p;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [flag];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %tid.x;
+  setp.ge.u32 %p, %r1, 16;
+  @%p bra SPIN;
+  bar.sync 0;
+  st.volatile.global.u32 [%rd2], 1;
+  ret;
+SPIN:
+  ld.volatile.global.u32 %r2, [%rd2];
+  setp.eq.u32 %p, %r2, 0;
+  @%p bra SPIN;
+  ret;
+}
+
+// Waits for a flag nobody sets: no barrier, a plain loop.
+.visible .entry endless(.param .u64 flag)
+{
+  .reg .pred %p;
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [flag];
+  cvta.to.global.u64 %rd2, %rd1;
+AGAIN:
+  ld.volatile.global.u32 %r1, [%rd2];
+  setp.eq.u32 %p, %r1, 0;
+  @%p bra AGAIN;
+  ret;
+}
+
+.extern .func __assertfail(.param .b64 m, .param .b64 f, .param .b32 l, .param .b64 fn,
+                           .param .b64 sz);
+.global .align 1 .b8 $msg[11] = {120, 32, 60, 32, 49, 48, 48, 48, 48, 48, 0};
+.global .align 1 .b8 $file[8] = {107, 101, 114, 110, 46, 99, 117, 0};
+.global .align 1 .b8 $func[7] = {99, 104, 101, 99, 107, 115, 0};
+
+// assert(x < 100000) in "kern.cu", line 42, function "checks": thread 3 fails it.
+.visible .entry asserting()
+{
+  .reg .pred %p;
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p, %r1, 3;
+  @%p bra DONE;
+  mov.u64 %rd1, $msg;
+  cvta.global.u64 %rd1, %rd1;
+  mov.u64 %rd2, $file;
+  cvta.global.u64 %rd2, %rd2;
+  mov.u64 %rd3, $func;
+  cvta.global.u64 %rd3, %rd3;
+  {
+    .param .b64 a0;
+    st.param.b64 [a0], %rd1;
+    .param .b64 a1;
+    st.param.b64 [a1], %rd2;
+    .param .b32 a2;
+    st.param.b32 [a2], 42;
+    .param .b64 a3;
+    st.param.b64 [a3], %rd3;
+    .param .b64 a4;
+    st.param.b64 [a4], 1;
+    call.uni __assertfail, (a0, a1, a2, a3, a4);
+  }
 DONE:
   ret;
 }
@@ -82,15 +165,68 @@ TEST_CASE("a trap ends the launch with an error", "[errors]") {
   }
 }
 
-TEST_CASE("a barrier that not all threads reach is a detected deadlock", "[errors]") {
+TEST_CASE("exited work-items drop out of the barrier", "[errors]") {
   for (const char *Target : WaveTargets) {
     INFO(Target);
     auto M = loadText(ErrorKernels, Target);
-    CHECK(M->usesFibers("deadlock"));
-    std::string E = launchError(*M, "deadlock", {2}, {64}, {});
-    CHECK_THAT(E, Catch::Contains("barrier deadlock") &&
-                      Catch::Contains("16 work-items wait at a barrier") &&
-                      Catch::Contains("48 exited"));
+    CHECK(M->usesFibers("early_exit"));
+    Buffer<uint32_t> Out(64);
+    uint32_t *P = Out.get();
+    launch(*M, "early_exit", {2}, {64}, {&P});
+    std::vector<uint32_t> Got = Out.read();
+    for (unsigned I = 0; I < 64; ++I)
+      CHECK(Got[I] == (I < 16 ? 1u : 0u));
+  }
+}
+
+/// Launches with a short watchdog and requires failure; returns the error text.
+std::string stalledLaunch(host::LoadedModule &M, const char *Kernel, std::vector<void *> Args) {
+  host::LaunchConfig C{{2}, {64}, 0, /*WatchdogMs=*/150};
+  auto R = device().launch(M, Kernel, C, Args.data());
+  REQUIRE(!R);
+  return llvm::toString(R.takeError());
+}
+
+TEST_CASE("a barrier that some work-items never reach is a detected deadlock", "[errors]") {
+  for (const char *Target : WaveTargets) {
+    INFO(Target);
+    auto M = loadText(ErrorKernels, Target);
+    CHECK(M->usesFibers("spin_deadlock"));
+    Buffer<uint32_t> Flag(1);
+    uint32_t *P = Flag.get();
+    std::string E = stalledLaunch(*M, "spin_deadlock", {&P});
+    CHECK_THAT(E, Catch::Contains("kernel 'spin_deadlock'") &&
+                      Catch::Contains("no progress for 150 ms") &&
+                      Catch::Contains("deadlock at the workgroup barrier") &&
+                      Catch::Contains("16 work-items wait at it") &&
+                      Catch::Contains("work-items 16-63 never reached it") &&
+                      Catch::Contains("work-item 16 (16,0,0) was running"));
+    deviceStillWorks(Target);
+  }
+}
+
+TEST_CASE("an endless loop is stopped by the watchdog", "[errors]") {
+  for (const char *Target : WaveTargets) {
+    INFO(Target);
+    auto M = loadText(ErrorKernels, Target);
+    CHECK_FALSE(M->usesFibers("endless"));
+    Buffer<uint32_t> Flag(1);
+    uint32_t *P = Flag.get();
+    std::string E = stalledLaunch(*M, "endless", {&P});
+    CHECK_THAT(E, Catch::Contains("kernel 'endless'") && Catch::Contains("no progress") &&
+                      Catch::Contains("work-item (0,0,0) runs without end"));
+    deviceStillWorks(Target);
+  }
+}
+
+TEST_CASE("a failed device assertion ends the launch with its message", "[errors]") {
+  for (const char *Target : WaveTargets) {
+    INFO(Target);
+    auto M = loadText(ErrorKernels, Target);
+    std::string E = launchError(*M, "asserting", {1}, {32}, {});
+    CHECK_THAT(E, Catch::Contains("kernel 'asserting'") && Catch::Contains("x < 100000") &&
+                      Catch::Contains("kern.cu") && Catch::Contains("42") &&
+                      Catch::Contains("checks"));
     deviceStillWorks(Target);
   }
 }
@@ -101,9 +237,15 @@ TEST_CASE("an LDS access outside the workgroup's arena is an error", "[errors]")
     auto M = loadText(ErrorKernels, Target);
     uint32_t Inside = 255;
     launch(*M, "lds_store", {2}, {32}, {&Inside});
-    uint32_t Outside = 20000; // 80000 bytes: past the 64 KiB arena
-    std::string E = launchError(*M, "lds_store", {2}, {32}, {&Outside});
-    CHECK_THAT(E, Catch::Contains("outside the workgroup's arena"));
+    // The arena holds the kernel's 1024 bytes: the first word past them, words far past the
+    // 64 KiB an arena may hold, a negative index.
+    for (uint32_t Outside : {256u, 20000u, 1u << 28, 0xffffffffu}) {
+      INFO("index " << Outside);
+      std::string E = launchError(*M, "lds_store", {2}, {32}, {&Outside});
+      CHECK_THAT(E, Catch::Contains("outside the workgroup's arena at LDS address 0x" +
+                                    llvm::utohexstr(uint32_t(Outside * 4))) &&
+                        Catch::Contains("holds 1024 bytes"));
+    }
     deviceStillWorks(Target);
   }
 }

@@ -92,8 +92,10 @@ llvm::Error linkDeviceLibraries(llvm::Module &M, const Target &T, unsigned CodeO
 std::vector<DroppedKernel> dropKernelsWithUnresolvedCalls(llvm::Module &M);
 
 /// prepareModule, then the default per-module pipeline at Opts.OptLevel (-O0: the
-/// O0 pipeline, which only runs always-inline and the like). For `--emit llvm`.
-llvm::Error optimizeModule(llvm::Module &M, const Target &T, const CodegenOptions &Opts);
+/// O0 pipeline, which only runs always-inline and the like). For `--emit llvm`. Kernels
+/// prepareModule removed are listed in \p Dropped when given.
+llvm::Error optimizeModule(llvm::Module &M, const Target &T, const CodegenOptions &Opts,
+                           std::vector<DroppedKernel> *Dropped = nullptr);
 
 /// optimizeModule, then AMDGPU assembly text (`--emit asm`).
 llvm::Expected<std::string> compileToAssembly(llvm::Module &M, const Target &T,

@@ -11,8 +11,9 @@
 //   auto Out = (*Dev)->launch(**Mod, "_Z5saxpyifPKfPf", {{Blocks}, {256}}, Args);
 //
 // Every failure is an llvm::Error: a kernel that cannot run here (with the reason), a trap or
-// failed device assertion, a memory fault in the kernel, a barrier deadlock. After a failed
-// launch the device and the module stay usable.
+// failed device assertion, a memory fault in the kernel, a workgroup that stops making progress
+// (a deadlock at a barrier, an endless loop: see LaunchConfig::WatchdogMs). After a failed launch
+// the device and the module stay usable.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -39,6 +40,10 @@ struct LaunchConfig {
   Dim3 Grid;  ///< blocks
   Dim3 Block; ///< threads per block (at most 1024)
   uint32_t DynamicSharedBytes = 0;
+  /// A workgroup that makes no progress for this long (no work-item reaches a barrier or a
+  /// cross-lane operation, or exits; a plain loop stays at one work-item) is stopped and the
+  /// launch fails. 0: PTX2AMD_HOST_WATCHDOG_MS when set, else 5000.
+  unsigned WatchdogMs = 0;
 };
 
 /// How a module is translated for the host.
@@ -60,6 +65,8 @@ public:
   /// operation) rather than as plain loops.
   bool usesFibers(llvm::StringRef Kernel) const;
   /// The host address of a global variable of the module (`.global`/`.const`), or an error.
+  /// Every such variable stays in the compiled module and writable: what the host writes there
+  /// between launches (cudaMemcpyToSymbol) the next launch reads.
   llvm::Expected<void *> global(llvm::StringRef Name) const;
 
   struct Impl;
