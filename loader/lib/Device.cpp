@@ -1,4 +1,7 @@
 //===- Device.cpp - choosing the device of the process --------------------===//
+//
+// PTX2AMD_DEVICE=auto (the default) takes HSA when an AMD GPU is usable and the host device
+// (hostDevice(): the CPU) otherwise; hsa and host take one or fail.
 
 #include "ptx2amd/loader/Device.h"
 #include "ptx2amd/loader/HsaDevice.h"
@@ -14,6 +17,15 @@
 using namespace llvm;
 
 namespace ptx2amd::loader {
+namespace {
+
+/// One line on stderr, whatever the runtime's text held.
+void note(std::string Text) {
+  std::replace(Text.begin(), Text.end(), '\n', ' ');
+  errs() << "ptx2amd: " << Text << "\n";
+}
+
+} // namespace
 
 Expected<DeviceChoice> parseDeviceChoice(StringRef Value) {
   auto C = StringSwitch<std::optional<DeviceChoice>>(Value)
@@ -37,20 +49,27 @@ Expected<Device &> selectDevice() {
     if (!Choice) {
       Failure = toString(Choice.takeError());
     } else if (*Choice == DeviceChoice::Host) {
-      Failure = "PTX2AMD_DEVICE=host: the host device is not available yet";
+      if (auto D = hostDevice())
+        Chosen = &*D;
+      else
+        Failure = toString(D.takeError()) + " (PTX2AMD_DEVICE=host)";
     } else if (auto D = hsaDevice()) {
       Chosen = &*D;
     } else {
-      Failure = toString(D.takeError());
-      Failure += *Choice == DeviceChoice::Hsa
-                     ? " (PTX2AMD_DEVICE=hsa)"
-                     : "; the host device to fall back to is not available yet";
+      std::string Why = toString(D.takeError());
+      if (*Choice == DeviceChoice::Hsa) {
+        Failure = Why + " (PTX2AMD_DEVICE=hsa)";
+      } else if (auto H = hostDevice()) {
+        Chosen = &*H;
+        // The one line that says why the program runs on the CPU.
+        note(Why + "; using " + Chosen->properties().Name);
+        return;
+      } else {
+        Failure = Why + "; the host device to fall back to failed: " + toString(H.takeError());
+      }
     }
-    if (Chosen)
-      return;
-    // One line, whatever the runtime's text held.
-    std::replace(Failure.begin(), Failure.end(), '\n', ' ');
-    errs() << "ptx2amd: " << Failure << "\n";
+    if (!Chosen)
+      note(Failure);
   });
   if (Chosen)
     return *Chosen;

@@ -201,7 +201,7 @@ public:
   Error release(void *Ptr) override;
   Error copy(void *Dst, const void *Src, size_t Bytes, CopyKind Kind, Stream *S) override;
   Error memset(void *Dst, uint8_t Value, size_t Bytes, Stream *S) override;
-  Expected<std::unique_ptr<Module>> loadModule(ArrayRef<uint8_t> CodeObject) override;
+  Expected<std::unique_ptr<Module>> loadModule(const ModuleImage &Image) override;
   Error launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *S) override;
   Expected<std::unique_ptr<Stream>> createStream() override;
   Error synchronize(Stream *S) override;
@@ -565,7 +565,10 @@ Error HsaDevice::memset(void *Dst, uint8_t Value, size_t Bytes, Stream *S) {
   return E;
 }
 
-Expected<std::unique_ptr<Module>> HsaDevice::loadModule(ArrayRef<uint8_t> CodeObject) {
+Expected<std::unique_ptr<Module>> HsaDevice::loadModule(const ModuleImage &Image) {
+  ArrayRef<uint8_t> CodeObject = Image.CodeObject;
+  if (CodeObject.empty())
+    return makeError("module '" + Image.Name + "' has no code object to load");
   auto Meta = amdgpu::readCodeObjectMetadata(CodeObject);
   if (!Meta)
     return Meta.takeError();

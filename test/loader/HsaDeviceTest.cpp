@@ -1,5 +1,6 @@
 // The HSA device on a machine without an AMD GPU (no /dev/kfd): hsa_init fails cleanly, once per
-// process, and the device selection says why in one line on stderr, once.
+// process, and the device selection says why in one line on stderr, once, and takes the host
+// device.
 #include "ptx2amd/loader/HsaDevice.h"
 #include "ptx2amd/loader/Device.h"
 
@@ -11,6 +12,7 @@
 #include <hsa/hsa.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <unistd.h>
@@ -61,27 +63,35 @@ TEST_CASE("without /dev/kfd the HSA device is one line of error, initialised onc
   CHECK(HsaInitCalls == 1);
 }
 
-// Run by the next test in a process of its own (a fresh selection state): selects three times
-// and checks the outcome is the same each time, with hsa_init called at most once.
+namespace {
+/// What selectDevice() gave: "device: NAME" or "error: TEXT".
+std::string selection() {
+  auto D = loader::selectDevice();
+  return D ? "device: " + D->properties().Name : "error: " + llvm::toString(D.takeError());
+}
+} // namespace
+
+// Run by the next test in a process of its own (a fresh selection state): selects three times,
+// checks the outcome is the same each time, with hsa_init called at most once, and prints it.
 TEST_CASE("selectDevice, in a child process", "[.][select-child]") {
   const char *Env = std::getenv("PTX2AMD_DEVICE");
   std::string Choice = Env ? Env : "";
-  auto First = loader::selectDevice();
-  REQUIRE(!First);
-  std::string Error = llvm::toString(First.takeError());
-  for (int I = 0; I < 2; ++I) {
-    auto Again = loader::selectDevice();
-    REQUIRE(!Again);
-    CHECK(llvm::toString(Again.takeError()) == Error);
-  }
+  std::string First = selection();
+  for (int I = 0; I < 2; ++I)
+    CHECK(selection() == First);
+  std::printf("selected %s\n", First.c_str());
   bool UsesHsa = Choice == "" || Choice == "auto" || Choice == "hsa";
   CHECK(HsaInitCalls == (UsesHsa ? 1 : 0));
 }
 
 namespace {
-/// Runs this test binary on the [select-child] test with PTX2AMD_DEVICE=\p Choice; returns what
-/// it wrote to stderr.
-std::string runSelection(const std::string &Choice) {
+struct ChildOutput {
+  std::string Out, Err;
+};
+
+/// Runs this test binary on the [select-child] test with PTX2AMD_DEVICE=\p Choice (and
+/// PTX2AMD_HOST_TARGET=\p HostTarget when not empty); returns what it wrote.
+ChildOutput runSelection(const std::string &Choice, const std::string &HostTarget = "") {
   static int Anchor;
   std::string Self = llvm::sys::fs::getMainExecutable("loader_tests", &Anchor);
   REQUIRE(!Self.empty());
@@ -90,11 +100,14 @@ std::string runSelection(const std::string &Choice) {
   REQUIRE(!llvm::sys::fs::createTemporaryFile("select-err", "txt", Err));
   std::vector<std::string> EnvStore;
   for (char **E = environ; *E; ++E)
-    if (llvm::StringRef(*E).starts_with("PTX2AMD_DEVICE="))
+    if (llvm::StringRef(*E).starts_with("PTX2AMD_DEVICE=") ||
+        llvm::StringRef(*E).starts_with("PTX2AMD_HOST_TARGET="))
       continue;
     else
       EnvStore.push_back(*E);
   EnvStore.push_back("PTX2AMD_DEVICE=" + Choice);
+  if (!HostTarget.empty())
+    EnvStore.push_back("PTX2AMD_HOST_TARGET=" + HostTarget);
   std::vector<llvm::StringRef> Env(EnvStore.begin(), EnvStore.end());
   llvm::StringRef Args[] = {Self, "[select-child]"};
   std::optional<llvm::StringRef> Redirects[] = {llvm::StringRef(""), Out.str(), Err.str()};
@@ -104,12 +117,12 @@ std::string runSelection(const std::string &Choice) {
   auto Stderr = llvm::MemoryBuffer::getFile(Err);
   REQUIRE(bool(Stdout));
   REQUIRE(bool(Stderr));
-  INFO("PTX2AMD_DEVICE=" << Choice << ": " << Message << "\n" << (*Stdout)->getBuffer().str());
+  ChildOutput R{(*Stdout)->getBuffer().str(), (*Stderr)->getBuffer().str()};
+  INFO("PTX2AMD_DEVICE=" << Choice << ": " << Message << "\n" << R.Out);
   CHECK(Rc == 0);
-  std::string Text = (*Stderr)->getBuffer().str();
   llvm::sys::fs::remove(Out);
   llvm::sys::fs::remove(Err);
-  return Text;
+  return R;
 }
 
 /// Whether \p Text is one line, newline-terminated.
@@ -118,24 +131,33 @@ bool oneLine(const std::string &Text) {
 }
 } // namespace
 
-TEST_CASE("selectDevice says once, in one line, why there is no device", "[hsa]") {
+TEST_CASE("selectDevice says once, in one line, why there is no GPU", "[hsa]") {
+  const std::string OnHost = "selected device: ptx2amd host (gfx90a)\n";
   if (!haveKfd()) {
     for (const char *Choice : {"auto", ""}) {
-      std::string Log = runSelection(Choice);
-      INFO(Log);
-      CHECK(oneLine(Log));
-      CHECK(Log.rfind("ptx2amd: HSA: hsa_init failed:", 0) == 0);
-      CHECK(Log.find("/dev/kfd is missing") != std::string::npos);
-      CHECK(Log.find("the host device to fall back to is not available yet") != std::string::npos);
+      ChildOutput C = runSelection(Choice);
+      INFO(C.Err);
+      CHECK(oneLine(C.Err));
+      CHECK(C.Err.rfind("ptx2amd: HSA: hsa_init failed:", 0) == 0);
+      CHECK(C.Err.find("/dev/kfd is missing") != std::string::npos);
+      CHECK(llvm::StringRef(C.Err).ends_with("; using ptx2amd host (gfx90a)\n"));
+      CHECK(C.Out.find(OnHost) != std::string::npos);
     }
-    std::string Log = runSelection("hsa");
-    INFO(Log);
-    CHECK(oneLine(Log));
-    CHECK(Log.rfind("ptx2amd: HSA: hsa_init failed:", 0) == 0);
-    CHECK(Log.find("(PTX2AMD_DEVICE=hsa)") != std::string::npos);
+    ChildOutput C = runSelection("hsa");
+    INFO(C.Err);
+    CHECK(oneLine(C.Err));
+    CHECK(C.Err.rfind("ptx2amd: HSA: hsa_init failed:", 0) == 0);
+    CHECK(C.Err.find("(PTX2AMD_DEVICE=hsa)") != std::string::npos);
+    CHECK(C.Out.find("selected error: HSA: hsa_init failed:") != std::string::npos);
   }
-  std::string Host = runSelection("host");
-  CHECK(Host == "ptx2amd: PTX2AMD_DEVICE=host: the host device is not available yet\n");
-  std::string Bad = runSelection("gpu");
-  CHECK(Bad == "ptx2amd: PTX2AMD_DEVICE='gpu' is not one of auto, hsa, host\n");
+  ChildOutput Host = runSelection("host");
+  CHECK(Host.Err == "");
+  CHECK(Host.Out.find(OnHost) != std::string::npos);
+  ChildOutput Wave32 = runSelection("host", "gfx1100");
+  CHECK(Wave32.Out.find("selected device: ptx2amd host (gfx1100)\n") != std::string::npos);
+  ChildOutput BadTarget = runSelection("host", "gfx9000");
+  CHECK(oneLine(BadTarget.Err));
+  CHECK(BadTarget.Err.rfind("ptx2amd: PTX2AMD_HOST_TARGET='gfx9000' is not one of ", 0) == 0);
+  ChildOutput Bad = runSelection("gpu");
+  CHECK(Bad.Err == "ptx2amd: PTX2AMD_DEVICE='gpu' is not one of auto, hsa, host\n");
 }

@@ -2,10 +2,11 @@
 //
 // What the CUDA runtime replacement (runtime/) asks of a device: properties, memory, code
 // objects and their kernels and globals, launches, streams and events. Two implementations:
-// HSA (HsaDevice.h, an AMD GPU through ROCr) and the host backend (the CPU device, to come).
+// HSA (HsaDevice.h, an AMD GPU through ROCr) and the host backend (HostDeviceAdapter.cpp, the CPU
+// through host-backend/). ModuleLoader.h turns fatbins and PTX into what a device loads.
 //
 //   auto Dev = loader::selectDevice();          // PTX2AMD_DEVICE=auto|hsa|host
-//   auto Mod = Dev->loadModule(CodeObject.Bytes);
+//   auto Mod = Dev->loadModule({"saxpy.ptx", CodeObject.Bytes});
 //   auto K = (*Mod)->kernel("_Z5saxpyifPKfPf");
 //   void *Args[] = {&N, &A, &X, &Y};
 //   Dev->launch(*K, Geometry, Args, nullptr);  // null: the device's default stream
@@ -33,6 +34,13 @@
 
 namespace ptx2amd::loader {
 
+/// What a device runs, so what loadModule() reads from a ModuleImage.
+enum class ModuleFormat {
+  CodeObject, ///< an AMDGPU code object (HSA)
+  Ptx,        ///< the PTX text: the host device translates it itself, to the final LLVM module
+              ///< that it re-targets to the CPU (host-backend/ has no entry point below that)
+};
+
 struct DeviceProperties {
   std::string Name;                       ///< product name, e.g. "AMD Instinct MI210"
   std::string IsaName;                    ///< e.g. "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-"
@@ -41,6 +49,16 @@ struct DeviceProperties {
   unsigned ComputeUnits = 0;              ///< 0 when unknown
   uint64_t LdsBytesPerWorkgroup = 0;      ///< static + dynamic LDS one block may use
   uint64_t GlobalMemoryBytes = 0;         ///< device memory
+  ModuleFormat Format = ModuleFormat::CodeObject;
+};
+
+/// One PTX module, translated for a device's target or to be: loadModule() reads the member of
+/// the device's properties().Format. The bytes and text are the caller's and are not kept.
+struct ModuleImage {
+  std::string Name;                   ///< the module in messages (its PTX's name)
+  llvm::ArrayRef<uint8_t> CodeObject; ///< ModuleFormat::CodeObject: for properties().Target
+  llvm::StringRef Ptx;                ///< ModuleFormat::Ptx
+  unsigned OptLevel = 3;              ///< ModuleFormat::Ptx: of the translation, 0..3
 };
 
 enum class MemoryKind {
@@ -108,9 +126,9 @@ public:
   /// Sets \p Bytes bytes at \p Dst to \p Value after the earlier work of \p S, and waits for it.
   virtual llvm::Error memset(void *Dst, uint8_t Value, size_t Bytes, Stream *S) = 0;
 
-  /// Loads a code object compiled for properties().Target; the bytes are copied.
-  virtual llvm::Expected<std::unique_ptr<Module>>
-  loadModule(llvm::ArrayRef<uint8_t> CodeObject) = 0;
+  /// Loads \p Image in the device's format (a code object for properties().Target, or PTX); an
+  /// image without it is an error. A kernel that cannot run is reported by Module::kernel().
+  virtual llvm::Expected<std::unique_ptr<Module>> loadModule(const ModuleImage &Image) = 0;
 
   /// Starts \p K on \p S after the earlier work of \p S and returns. \p Args holds one pointer
   /// per explicit kernel argument (CUDA's kernelParams); the values are copied before returning.
@@ -144,8 +162,16 @@ llvm::Expected<DeviceChoice> parseDeviceChoice(llvm::StringRef Value);
 
 /// The device of the process, chosen by PTX2AMD_DEVICE once (later calls return the same outcome
 /// without initialising anything again). When HSA is not usable, why is written to stderr once,
-/// in one line, and the error says it too. The host device is not available yet: choosing it, or
-/// falling back to it, is an error naming that.
+/// in one line: with auto the host device is used instead, with hsa the error says it too.
 llvm::Expected<Device &> selectDevice();
+
+/// The host device of the process (the CPU, through host-backend/), for the target that
+/// PTX2AMD_HOST_TARGET names (default gfx90a, wave64; gfx1100 is wave32). Created once; an
+/// unknown target is an error listing the known ones.
+llvm::Expected<Device &> hostDevice();
+
+/// A host device for \p T, owned by the caller (both wave sizes in one process). Host devices
+/// share host-backend's workers.
+llvm::Expected<std::unique_ptr<Device>> createHostDevice(const amdgpu::Target &T);
 
 } // namespace ptx2amd::loader

@@ -1,0 +1,136 @@
+//===- ptx2amd/loader/ModuleLoader.h - CUDA images to loaded modules -*- C++ -*-===//
+//
+// What the runtime calls when a program registers a fatbin (__cudaRegisterFatBinary) or loads a
+// module (cuModuleLoadData): the image's PTX is selected at once (fatbin/Select.h), and translated
+// for the device's target lazily, at the first kernel or variable lookup of the module, as CUDA's
+// lazy loading does.
+//
+//   loader::ModuleLoader L(Dev, cantFail(loader::LoaderOptions::fromEnvironment()));
+//   auto M = L.open(ImageBytes, "prog");      // selects the PTX, translates nothing
+//   auto K = (*M)->kernel("_Z5saxpyifPKfPf");  // translates (or takes from the cache), loads
+//   Dev.launch(*K, Geometry, Args, nullptr);
+//
+// A device that loads code objects (HSA) gets them through the JIT cache (Cache.h): the key is
+// the PTX text, the target, the options and translatorVersion(); the payload is the code object
+// and each kernel's state (its metadata is in the code object). The host device translates the
+// PTX itself (ModuleFormat::Ptx) and nothing is cached for it: host-backend takes PTX or a lowered
+// module, and most of its load time is optimisation and host code generation after that, which
+// only host-backend could cache (its x86-64 objects and kernel table).
+//
+// A kernel that failed to translate gives an error naming it and why; the module's other kernels
+// keep working. PTX2AMD_LOG=info writes each translation and each cache hit or miss to stderr,
+// one line each; debug adds the cache keys and each module opened.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ptx2amd/fatbin/Select.h"
+#include "ptx2amd/loader/Cache.h"
+#include "ptx2amd/loader/Device.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace ptx2amd::loader {
+
+enum class LogLevel { Off, Info, Debug };
+
+/// Reads a PTX2AMD_LOG value: "" or off, info, debug; anything else is an error.
+llvm::Expected<LogLevel> parseLogLevel(llvm::StringRef Value);
+
+struct LoaderOptions {
+  unsigned OptLevel = 3;          ///< of the translation, 0..3
+  unsigned CodeObjectVersion = 5; ///< 4, 5 or 6
+  fatbin::SelectionPolicy Selection;
+  std::shared_ptr<Cache> JitCache; ///< null: every module is translated
+  LogLevel Log = LogLevel::Off;
+  /// Receives each log line (without its newline), possibly from several threads; by default
+  /// they go to stderr.
+  std::function<void(const std::string &)> LogSink;
+
+  /// PTX2AMD_LOG, and the cache of CacheConfig::fromEnvironment(); a malformed value is an error.
+  static llvm::Expected<LoaderOptions> fromEnvironment();
+};
+
+/// What a ModuleLoader did, since it was made.
+struct LoaderStats {
+  uint64_t Opened = 0;       ///< images opened
+  uint64_t Loaded = 0;       ///< modules loaded on the device
+  uint64_t Translations = 0; ///< PTX modules translated: cache misses, and every host load
+  uint64_t CacheHits = 0, CacheMisses = 0;
+};
+
+class ModuleLoader;
+
+/// One image's PTX, loaded on the device at the first kernel() or global(). Thread-safe; the
+/// ModuleLoader must outlive it.
+class LazyModule final : public Module {
+public:
+  ~LazyModule() override;
+  /// The kernel called \p Name; an error names it and says why it is not available (its
+  /// translation failed, or the module's did).
+  llvm::Expected<const Kernel &> kernel(llvm::StringRef Name) override;
+  llvm::Expected<GlobalSymbol> global(llvm::StringRef Name) override;
+  /// Translates and loads now, as the first lookup would. A module-level failure is the error,
+  /// and every later call returns it again.
+  llvm::Error load();
+
+  /// The selected PTX: its name in messages ("prog: container 0 entry 1 (offset 0x...)") and text.
+  const std::string &name() const { return Name; }
+  const std::string &ptx() const { return Ptx; }
+
+private:
+  friend class ModuleLoader;
+  LazyModule(ModuleLoader &L, std::string Name, std::string Ptx);
+
+  ModuleLoader &Loader;
+  std::string Name, Ptx;
+  std::mutex Mutex;
+  bool Attempted = false;
+  std::string Failure;                      ///< the module-level failure, when Attempted
+  llvm::StringMap<std::string> Unavailable; ///< kernel -> why, from the translation
+  std::unique_ptr<Module> DeviceModule;
+};
+
+class ModuleLoader {
+public:
+  explicit ModuleLoader(Device &D, LoaderOptions Opts = {});
+
+  Device &device() const { return Dev; }
+  const LoaderOptions &options() const { return Opts; }
+
+  /// An image in memory, copied as needed: fatbin containers (a .fatbin file's bytes), a host
+  /// ELF or cubin that holds them, or PTX text; \p Name names it in messages. Its PTX is
+  /// selected by the options' policy now; an image without usable PTX, or with -rdc modules
+  /// that need linking, is an error.
+  llvm::Expected<std::unique_ptr<LazyModule>> open(llvm::ArrayRef<uint8_t> Image,
+                                                   llvm::StringRef Name);
+  /// The __fatBinC_Wrapper_t a program passes to __cudaRegisterFatBinary.
+  llvm::Expected<std::unique_ptr<LazyModule>> openWrapper(const void *Wrapper,
+                                                          llvm::StringRef Name);
+
+  LoaderStats stats() const;
+
+private:
+  friend class LazyModule;
+  llvm::Expected<std::unique_ptr<LazyModule>> openSelected(const fatbin::Fatbin &F,
+                                                           llvm::StringRef Name);
+  /// Translates (or takes from the cache) and loads \p M; called once, with M's mutex held.
+  llvm::Error loadModule(LazyModule &M);
+  void log(LogLevel Level, const std::string &Line);
+
+  Device &Dev;
+  LoaderOptions Opts;
+  std::atomic<uint64_t> Opened{0}, Loaded{0}, Translations{0}, CacheHits{0}, CacheMisses{0};
+};
+
+} // namespace ptx2amd::loader

@@ -1,0 +1,326 @@
+//===- HostDeviceAdapter.cpp - Device over host-backend/ (the CPU) --------===//
+//
+// The host device runs what host-backend/ builds from PTX: the final LLVM module of the
+// translation for an AMDGPU target, re-targeted to the CPU. Its memory is host memory, so every
+// pointer is valid on both sides and copies are memcpy.
+//
+// Launches run synchronously: launch() returns when the kernel is done (host-backend runs one
+// launch at a time on its workers anyway). So every stream is always idle when a call returns,
+// streams need no worker of their own, a launch's failure is launch()'s error (synchronize()
+// has nothing left to report) and an event records the time at which record() is called.
+
+#include "ptx2amd/loader/Device.h"
+
+#include "ptx2amd/amdgpu-backend/DeviceOutput.h"
+#include "ptx2amd/host-backend/HostDevice.h"
+#include "ptx2amd/ptx-grammar/Source.h"
+#include "ptx2amd/ptx-ir/IR.h"
+#include "ptx2amd/ptx-ir/Reader.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unistd.h>
+
+using namespace llvm;
+
+namespace ptx2amd::loader {
+namespace {
+
+Error makeError(const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(), "host device: " + Msg);
+}
+
+class HostModule;
+
+class HostKernel final : public Kernel {
+public:
+  const amdgpu::KernelMetadata &metadata() const override { return Meta; }
+  amdgpu::KernelMetadata Meta;
+  HostModule *Owner = nullptr;
+};
+
+/// What host-backend does not report of a module: kernel argument layouts and variable sizes,
+/// read from the PTX's declarations (module level only: no body is built).
+struct Declarations {
+  StringMap<amdgpu::KernelMetadata> Kernels;
+  StringMap<uint64_t> GlobalSizes;
+};
+
+/// The explicit arguments at CUDA's parameter-buffer offsets (natural or `.align` alignment),
+/// then the code object v5 hidden ones: the layout host-backend's launch packs.
+amdgpu::KernelMetadata kernelLayout(const ir::Function &F, const amdgpu::Target &T) {
+  amdgpu::KernelMetadata M;
+  M.Name = F.Name;
+  M.Symbol = F.Name + ".kd";
+  uint64_t Offset = 0;
+  for (const ir::Variable &P : F.Params) {
+    amdgpu::KernelArgMetadata A;
+    A.Name = P.Name;
+    A.ValueKind = "by_value";
+    A.Size = P.sizeInBytes();
+    uint64_t Alignment = P.Align ? P.Align : std::max(1u, ir::typeBits(P.Ty) / 8);
+    Offset = alignTo(Offset, Alignment);
+    A.Offset = Offset;
+    Offset += A.Size;
+    M.Args.push_back(std::move(A));
+  }
+  for (amdgpu::KernelArgMetadata &H : amdgpu::codeObjectV5HiddenArgs(Offset))
+    M.Args.push_back(std::move(H));
+  M.KernargSegmentSize = alignTo(Offset, 8) + 256;
+  M.KernargSegmentAlign = 16;
+  M.WavefrontSize = T.WaveSize;
+  M.MaxFlatWorkgroupSize = 1024;
+  return M;
+}
+
+Expected<Declarations> readDeclarations(const ModuleImage &Image, const amdgpu::Target &T) {
+  auto M = ir::readModule(SourceText::borrow(Image.Name, Image.Ptx),
+                          {/*Lazy=*/true, /*Threads=*/1, /*Verify=*/false});
+  if (!M)
+    return M.takeError();
+  Declarations D;
+  for (const auto &F : (*M)->Functions)
+    if (F->IsKernel)
+      D.Kernels[F->Name] = kernelLayout(*F, T);
+  for (const ir::Variable &V : (*M)->Globals)
+    if (V.Sp == ir::Space::Global || V.Sp == ir::Space::Const)
+      D.GlobalSizes[V.Name] = V.sizeInBytes();
+  return D;
+}
+
+class HostModule final : public Module {
+public:
+  Expected<const Kernel &> kernel(StringRef Name) override;
+  Expected<GlobalSymbol> global(StringRef Name) override;
+
+  std::string Name;
+  std::unique_ptr<host::LoadedModule> Loaded;
+  Declarations Decls;
+  std::mutex Mutex;
+  std::map<std::string, std::unique_ptr<HostKernel>, std::less<>> Kernels;
+};
+
+Expected<const Kernel &> HostModule::kernel(StringRef KernelName) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (auto It = Kernels.find(KernelName); It != Kernels.end())
+    return *It->second;
+  // host-backend's reason names a missing kernel as well as one that cannot run.
+  if (std::string Why = Loaded->unavailableReason(KernelName); !Why.empty())
+    return makeError("kernel '" + KernelName + "' of '" + Name + "' cannot run: " + Why);
+  auto Decl = Decls.Kernels.find(KernelName);
+  if (Decl == Decls.Kernels.end())
+    return makeError("no kernel '" + KernelName + "' in '" + Name + "'");
+  auto K = std::make_unique<HostKernel>();
+  K->Meta = Decl->second;
+  K->Owner = this;
+  return *Kernels.emplace(KernelName.str(), std::move(K)).first->second;
+}
+
+Expected<GlobalSymbol> HostModule::global(StringRef VarName) {
+  auto Size = Decls.GlobalSizes.find(VarName);
+  if (Size == Decls.GlobalSizes.end())
+    return makeError("no variable '" + VarName + "' in '" + Name + "'");
+  auto Address = Loaded->global(VarName);
+  if (!Address)
+    return Address.takeError();
+  return GlobalSymbol{*Address, Size->second};
+}
+
+class HostStream final : public Stream {};
+
+class HostEvent final : public Event {
+public:
+  std::mutex Mutex;
+  std::optional<std::chrono::steady_clock::time_point> Recorded;
+};
+
+class HostDevice final : public Device {
+public:
+  HostDevice(std::unique_ptr<host::Device> Impl, const amdgpu::Target &T);
+
+  const DeviceProperties &properties() const override { return Props; }
+  Expected<void *> allocate(size_t Bytes, MemoryKind Kind) override;
+  Error release(void *Ptr) override;
+  Error copy(void *Dst, const void *Src, size_t Bytes, CopyKind Kind, Stream *S) override;
+  Error memset(void *Dst, uint8_t Value, size_t Bytes, Stream *S) override;
+  Expected<std::unique_ptr<Module>> loadModule(const ModuleImage &Image) override;
+  Error launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *S) override;
+  Expected<std::unique_ptr<Stream>> createStream() override;
+  Error synchronize(Stream *S) override;
+  Expected<std::unique_ptr<Event>> createEvent() override;
+  Error record(Event &E, Stream *S) override;
+  Error synchronize(Event &E) override;
+  Expected<bool> isComplete(Event &E) override;
+  Expected<float> elapsedMs(Event &Start, Event &End) override;
+
+private:
+  std::unique_ptr<host::Device> Impl;
+  DeviceProperties Props;
+  std::mutex AllocMutex;
+  std::map<const void *, size_t> Allocations; ///< what release() accepts
+};
+
+HostDevice::HostDevice(std::unique_ptr<host::Device> D, const amdgpu::Target &T)
+    : Impl(std::move(D)) {
+  Props.Name = "ptx2amd host (" + std::string(T.Name) + ")";
+  Props.IsaName = "amdgcn-amd-amdhsa--" + std::string(T.Name);
+  Props.Target = &T;
+  Props.WaveSize = T.WaveSize;
+  Props.ComputeUnits = std::thread::hardware_concurrency();
+  Props.LdsBytesPerWorkgroup = T.LdsBytesPerWorkgroup;
+  long Pages = sysconf(_SC_PHYS_PAGES), PageSize = sysconf(_SC_PAGESIZE);
+  Props.GlobalMemoryBytes = Pages > 0 && PageSize > 0 ? uint64_t(Pages) * uint64_t(PageSize) : 0;
+  Props.Format = ModuleFormat::Ptx;
+}
+
+Expected<void *> HostDevice::allocate(size_t Bytes, MemoryKind) {
+  // Every kind is host memory, which both sides address alike.
+  void *P = Impl->allocate(Bytes);
+  if (!P)
+    return makeError("out of memory allocating " + Twine(Bytes) + " bytes");
+  std::lock_guard<std::mutex> Lock(AllocMutex);
+  Allocations.emplace(P, Bytes);
+  return P;
+}
+
+Error HostDevice::release(void *Ptr) {
+  if (!Ptr)
+    return Error::success();
+  {
+    std::lock_guard<std::mutex> Lock(AllocMutex);
+    if (!Allocations.erase(Ptr))
+      return makeError("release of " + Twine(utohexstr(uintptr_t(Ptr))) +
+                       ", which allocate() did not return");
+  }
+  Impl->release(Ptr);
+  return Error::success();
+}
+
+Error HostDevice::copy(void *Dst, const void *Src, size_t Bytes, CopyKind, Stream *) {
+  if (Bytes)
+    std::memmove(Dst, Src, Bytes);
+  return Error::success();
+}
+
+Error HostDevice::memset(void *Dst, uint8_t Value, size_t Bytes, Stream *) {
+  if (Bytes)
+    std::memset(Dst, Value, Bytes);
+  return Error::success();
+}
+
+Expected<std::unique_ptr<Module>> HostDevice::loadModule(const ModuleImage &Image) {
+  if (Image.Ptx.empty())
+    return makeError("module '" + Image.Name + "' has no PTX: the host device translates PTX");
+  auto Decls = readDeclarations(Image, *Props.Target);
+  if (!Decls)
+    return Decls.takeError();
+  auto Loaded = Impl->loadPtx(Image.Ptx, Image.Name, *Props.Target, {Image.OptLevel});
+  if (!Loaded)
+    return Loaded.takeError();
+  auto M = std::make_unique<HostModule>();
+  M->Name = Image.Name;
+  M->Loaded = std::move(*Loaded);
+  M->Decls = std::move(*Decls);
+  return M;
+}
+
+Error HostDevice::launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *) {
+  const auto &HK = static_cast<const HostKernel &>(K);
+  host::LaunchConfig C;
+  C.Grid = {G.Grid[0], G.Grid[1], G.Grid[2]};
+  C.Block = {G.Block[0], G.Block[1], G.Block[2]};
+  C.DynamicSharedBytes = G.DynamicLdsBytes;
+  auto Out = Impl->launch(*HK.Owner->Loaded, HK.Meta.Name, C, Args);
+  if (!Out)
+    return Out.takeError();
+  // Device printf goes where the program's own printf goes, in launch order.
+  if (!Out->Text.empty()) {
+    std::fwrite(Out->Text.data(), 1, Out->Text.size(), stdout);
+    std::fflush(stdout);
+  }
+  if (Out->Dropped)
+    std::fprintf(stderr, "ptx2amd: kernel '%s': %u device printf records did not fit the buffer\n",
+                 HK.Meta.Name.c_str(), Out->Dropped);
+  if (Out->Assertions.empty())
+    return Error::success();
+  std::string Msg = "kernel '" + HK.Meta.Name + "' failed a device assertion:";
+  for (const std::string &A : Out->Assertions)
+    Msg += "\n  " + A;
+  return makeError(Msg);
+}
+
+Expected<std::unique_ptr<Stream>> HostDevice::createStream() {
+  return std::make_unique<HostStream>();
+}
+
+Error HostDevice::synchronize(Stream *) { return Error::success(); }
+
+Expected<std::unique_ptr<Event>> HostDevice::createEvent() { return std::make_unique<HostEvent>(); }
+
+Error HostDevice::record(Event &E, Stream *) {
+  auto &HE = static_cast<HostEvent &>(E);
+  std::lock_guard<std::mutex> Lock(HE.Mutex);
+  HE.Recorded = std::chrono::steady_clock::now();
+  return Error::success();
+}
+
+Error HostDevice::synchronize(Event &) { return Error::success(); }
+
+Expected<bool> HostDevice::isComplete(Event &) { return true; }
+
+Expected<float> HostDevice::elapsedMs(Event &Start, Event &End) {
+  std::chrono::steady_clock::time_point Times[2];
+  Event *Events[] = {&Start, &End};
+  for (unsigned I = 0; I < 2; ++I) {
+    auto &HE = static_cast<HostEvent &>(*Events[I]);
+    std::lock_guard<std::mutex> Lock(HE.Mutex);
+    if (!HE.Recorded)
+      return makeError("elapsed time of an event that was never recorded");
+    Times[I] = *HE.Recorded;
+  }
+  return std::chrono::duration<float, std::milli>(Times[1] - Times[0]).count();
+}
+
+} // namespace
+
+Expected<std::unique_ptr<Device>> createHostDevice(const amdgpu::Target &T) {
+  auto D = host::Device::create();
+  if (!D)
+    return D.takeError();
+  return std::make_unique<HostDevice>(std::move(*D), T);
+}
+
+Expected<Device &> hostDevice() {
+  static std::once_flag Once;
+  // Never destroyed: modules and memory of the device may be in use until exit.
+  static Device *Dev = nullptr;
+  static std::string Failure;
+  std::call_once(Once, [] {
+    const char *Env = std::getenv("PTX2AMD_HOST_TARGET");
+    std::string Name = Env && *Env ? Env : "gfx90a";
+    const amdgpu::Target *T = amdgpu::findTarget(Name);
+    if (!T) {
+      Failure = "PTX2AMD_HOST_TARGET='" + Name + "' is not one of " + amdgpu::knownTargetNames();
+      return;
+    }
+    if (auto D = createHostDevice(*T))
+      Dev = D->release();
+    else
+      Failure = toString(D.takeError());
+  });
+  if (Dev)
+    return *Dev;
+  return createStringError(inconvertibleErrorCode(), Failure);
+}
+
+} // namespace ptx2amd::loader

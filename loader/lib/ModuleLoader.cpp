@@ -1,0 +1,351 @@
+//===- ModuleLoader.cpp - CUDA images to loaded modules, lazily and cached ===//
+
+#include "ptx2amd/loader/ModuleLoader.h"
+
+#include "Translate.h" // jit/lib: the C++ translation behind the C API
+
+#include "ptx2amd/fatbin/Fatbin.h"
+#include "ptx2amd/ptx-grammar/Source.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <optional>
+
+using namespace llvm;
+
+namespace ptx2amd::loader {
+namespace {
+
+Error makeError(const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); }
+
+double msSince(std::chrono::steady_clock::time_point Start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start)
+      .count();
+}
+
+/// A translation for a code object device, as the cache stores it (little-endian):
+///   "P2LM", u32 format version, u64 code object size, the code object, u32 kernel count, then
+///   per kernel: u32 name size, name, u32 reason size, reason (empty: the kernel is available).
+constexpr uint32_t PayloadMagic = 0x4d4c3250; // "P2LM"
+constexpr uint32_t PayloadVersion = 1;
+
+struct CodeObjectPayload {
+  std::vector<uint8_t> Bytes;         ///< the whole payload
+  ArrayRef<uint8_t> CodeObject;       ///< into Bytes
+  StringMap<std::string> Unavailable; ///< kernel -> why
+};
+
+void put32(std::vector<uint8_t> &Out, uint32_t V) {
+  uint8_t B[4];
+  support::endian::write32le(B, V);
+  Out.insert(Out.end(), B, B + 4);
+}
+
+void putString(std::vector<uint8_t> &Out, StringRef S) {
+  put32(Out, uint32_t(S.size()));
+  Out.insert(Out.end(), S.bytes_begin(), S.bytes_end());
+}
+
+std::vector<uint8_t>
+encodePayload(ArrayRef<uint8_t> CodeObject,
+              const std::vector<std::pair<std::string, std::string>> &Kernels) {
+  std::vector<uint8_t> Out;
+  put32(Out, PayloadMagic);
+  put32(Out, PayloadVersion);
+  uint8_t Size[8];
+  support::endian::write64le(Size, CodeObject.size());
+  Out.insert(Out.end(), Size, Size + 8);
+  Out.insert(Out.end(), CodeObject.begin(), CodeObject.end());
+  put32(Out, uint32_t(Kernels.size()));
+  for (const auto &[Name, Reason] : Kernels) {
+    putString(Out, Name);
+    putString(Out, Reason);
+  }
+  return Out;
+}
+
+/// The cache checksums entries; this only guards against a payload of another format.
+Expected<CodeObjectPayload> decodePayload(std::vector<uint8_t> Bytes) {
+  CodeObjectPayload P;
+  P.Bytes = std::move(Bytes);
+  ArrayRef<uint8_t> In = P.Bytes;
+  auto Take = [&](uint64_t N) -> std::optional<ArrayRef<uint8_t>> {
+    if (N > In.size())
+      return std::nullopt;
+    ArrayRef<uint8_t> R = In.take_front(N);
+    In = In.drop_front(N);
+    return R;
+  };
+  auto Get32 = [&]() -> std::optional<uint32_t> {
+    auto B = Take(4);
+    return B ? std::optional(support::endian::read32le(B->data())) : std::nullopt;
+  };
+  auto GetString = [&]() -> std::optional<StringRef> {
+    auto N = Get32();
+    auto B = N ? Take(*N) : std::nullopt;
+    return B ? std::optional(toStringRef(*B)) : std::nullopt;
+  };
+  auto Malformed = [] { return makeError("cached translation of an unknown format"); };
+  if (Get32() != PayloadMagic || Get32() != PayloadVersion)
+    return Malformed();
+  auto Size = Take(8);
+  auto CO = Size ? Take(support::endian::read64le(Size->data())) : std::nullopt;
+  auto Count = CO ? Get32() : std::nullopt;
+  if (!Count)
+    return Malformed();
+  P.CodeObject = *CO;
+  for (uint32_t I = 0; I < *Count; ++I) {
+    auto Name = GetString();
+    auto Reason = Name ? GetString() : std::nullopt;
+    if (!Reason)
+      return Malformed();
+    if (!Reason->empty())
+      P.Unavailable[*Name] = Reason->str();
+  }
+  if (!In.empty())
+    return Malformed();
+  return P;
+}
+
+/// Why a kernel of \p T is not in the code object, or "" when it is.
+std::string unavailableReason(const jit::Translation &T, const jit::KernelResult &K) {
+  if (K.Metadata)
+    return "";
+  StringRef Reason = StringRef(T.Functions[K.Function].Reason).trim();
+  return Reason.empty() ? "not in the code object" : Reason.str();
+}
+
+} // namespace
+
+Expected<LogLevel> parseLogLevel(StringRef Value) {
+  auto L = StringSwitch<std::optional<LogLevel>>(Value)
+               .Cases({"", "off"}, LogLevel::Off)
+               .Case("info", LogLevel::Info)
+               .Case("debug", LogLevel::Debug)
+               .Default(std::nullopt);
+  if (!L)
+    return makeError("PTX2AMD_LOG='" + Value + "' is not one of off, info, debug");
+  return *L;
+}
+
+Expected<LoaderOptions> LoaderOptions::fromEnvironment() {
+  LoaderOptions O;
+  const char *Env = std::getenv("PTX2AMD_LOG");
+  auto Level = parseLogLevel(Env ? Env : "");
+  if (!Level)
+    return Level.takeError();
+  O.Log = *Level;
+  auto Config = CacheConfig::fromEnvironment();
+  if (!Config)
+    return Config.takeError();
+  auto C = Cache::open(std::move(*Config));
+  if (!C)
+    return C.takeError();
+  O.JitCache = std::move(*C);
+  return O;
+}
+
+ModuleLoader::ModuleLoader(Device &D, LoaderOptions Options) : Dev(D), Opts(std::move(Options)) {}
+
+LoaderStats ModuleLoader::stats() const {
+  return {Opened.load(), Loaded.load(), Translations.load(), CacheHits.load(), CacheMisses.load()};
+}
+
+void ModuleLoader::log(LogLevel Level, const std::string &Line) {
+  if (Opts.Log < Level)
+    return;
+  if (Opts.LogSink)
+    Opts.LogSink(Line);
+  else
+    errs() << "ptx2amd: " << Line << "\n";
+}
+
+Expected<std::unique_ptr<LazyModule>> ModuleLoader::open(ArrayRef<uint8_t> Image, StringRef Name) {
+  // The Fatbin owns its copy: the caller's bytes need not outlive the call.
+  auto F = fatbin::Fatbin::parse(MemoryBuffer::getMemBufferCopy(toStringRef(Image), Name),
+                                 {/*ScanWholeFile=*/true, Name.str()});
+  if (!F)
+    return F.takeError();
+  return openSelected(*F, Name);
+}
+
+Expected<std::unique_ptr<LazyModule>> ModuleLoader::openWrapper(const void *Wrapper,
+                                                                StringRef Name) {
+  auto F = fatbin::Fatbin::fromWrapper(Wrapper, {/*ScanWholeFile=*/true, Name.str()});
+  if (!F)
+    return F.takeError();
+  return openSelected(*F, Name);
+}
+
+Expected<std::unique_ptr<LazyModule>> ModuleLoader::openSelected(const fatbin::Fatbin &F,
+                                                                 StringRef Name) {
+  const fatbin::Entry *Chosen = nullptr;
+  if (F.modules().empty()) {
+    auto E = fatbin::selectPTX(F.entries(), Opts.Selection, Name);
+    if (!E)
+      return E.takeError();
+    Chosen = *E;
+  } else {
+    // An executable also holds wrappers without PTX (the device link's): the one unit with PTX
+    // is the module.
+    std::optional<fatbin::ModuleSelection> Found;
+    Error NoPtx = Error::success();
+    unsigned WithPtx = 0;
+    for (const fatbin::Module &U : F.modules()) {
+      auto S = fatbin::selectForModule(F, U, Opts.Selection);
+      if (!S) {
+        NoPtx = joinErrors(std::move(NoPtx), S.takeError());
+        continue;
+      }
+      ++WithPtx;
+      Found = std::move(*S);
+    }
+    if (!Found)
+      return NoPtx;
+    consumeError(std::move(NoPtx));
+    if (WithPtx > 1)
+      return makeError("'" + Name + "' holds " + Twine(WithPtx) +
+                       " registration units with PTX; open each one's fatbin wrapper");
+    if (Found->NeedsLinking)
+      return makeError("'" + Name + "' is relocatable device code (-rdc) of " +
+                       Twine(Found->PTX.size()) +
+                       " PTX modules, which need linking: not supported yet");
+    Chosen = Found->PTX.front();
+  }
+  auto Text = F.ptx(*Chosen);
+  if (!Text)
+    return Text.takeError();
+  std::string ModuleName =
+      F.format() == fatbin::InputFormat::PTXText ? Name.str() : F.describe(*Chosen);
+  ++Opened;
+  log(LogLevel::Debug, "opened '" + ModuleName + "': PTX " + Chosen->archName() + ", " +
+                           Twine(Text->size()).str() + " bytes");
+  return std::unique_ptr<LazyModule>(new LazyModule(*this, ModuleName, Text->text().str()));
+}
+
+Error ModuleLoader::loadModule(LazyModule &M) {
+  const DeviceProperties &P = Dev.properties();
+  std::string Target(P.Target->Name);
+  auto Start = std::chrono::steady_clock::now();
+  ModuleImage Image{M.Name, {}, M.Ptx, Opts.OptLevel};
+
+  if (P.Format == ModuleFormat::Ptx) {
+    // The device translates: nothing of it is cached (ModuleLoader.h says why).
+    auto DM = Dev.loadModule(Image);
+    if (!DM)
+      return DM.takeError();
+    ++Translations;
+    ++Loaded;
+    M.DeviceModule = std::move(*DM);
+    log(LogLevel::Info, formatv("translated '{0}' for {1} on {2} in {3:F1} ms (not cached: the "
+                                "host device compiles PTX itself)",
+                                M.Name, Target, P.Name, msSince(Start))
+                            .str());
+    return Error::success();
+  }
+
+  CacheKeyFields Fields;
+  Fields.Ptx = M.Ptx;
+  Fields.Target = Target;
+  Fields.OptLevel = Opts.OptLevel;
+  Fields.CodeObjectVersion = Opts.CodeObjectVersion;
+  Fields.Output = PTX2AMD_OUTPUT_CODE_OBJECT;
+  CacheKey Key = CacheKey::compute(Fields);
+  std::string KeyNote = Opts.Log >= LogLevel::Debug ? " (key " + Key.hex() + ")" : std::string();
+
+  std::optional<CodeObjectPayload> Payload;
+  if (Opts.JitCache) {
+    if (auto Hit = Opts.JitCache->lookup(Key)) {
+      if (auto Decoded = decodePayload(std::move(*Hit))) {
+        Payload = std::move(*Decoded);
+        ++CacheHits;
+        log(LogLevel::Info, formatv("cache hit for '{0}' ({1}){2}", M.Name, Target, KeyNote).str());
+      } else {
+        log(LogLevel::Info,
+            "cache entry for '" + M.Name + "' discarded: " + toString(Decoded.takeError()));
+      }
+    }
+    if (!Payload) {
+      ++CacheMisses;
+      log(LogLevel::Info, formatv("cache miss for '{0}' ({1}){2}", M.Name, Target, KeyNote).str());
+    }
+  }
+
+  if (!Payload) {
+    jit::Options JO;
+    JO.Target = P.Target;
+    JO.Codegen = {Opts.OptLevel, Opts.CodeObjectVersion};
+    JO.Output = PTX2AMD_OUTPUT_CODE_OBJECT;
+    jit::Translation T = jit::translate(SourceText::borrow(M.Name, M.Ptx), JO);
+    ++Translations;
+    if (!T.HasCodeObject)
+      return makeError("module '" + M.Name + "' failed to translate for " + Target + ": " +
+                       StringRef(T.Error.empty() ? T.Diagnostics : T.Error).trim());
+    std::vector<std::pair<std::string, std::string>> Kernels;
+    unsigned Failed = 0;
+    for (const jit::KernelResult &K : T.Kernels) {
+      Kernels.emplace_back(T.Functions[K.Function].Name, unavailableReason(T, K));
+      Failed += !Kernels.back().second.empty();
+    }
+    log(LogLevel::Info, formatv("translated '{0}' for {1} in {2:F1} ms ({3} kernels, {4} "
+                                "unavailable)",
+                                M.Name, Target, msSince(Start), Kernels.size(), Failed)
+                            .str());
+    std::vector<uint8_t> Bytes = encodePayload(T.CodeObject, Kernels);
+    if (Opts.JitCache)
+      if (Error E = Opts.JitCache->store(Key, Bytes))
+        // The translation is good: only the next process pays for the failed store.
+        log(LogLevel::Info, "cache store for '" + M.Name + "' failed: " + toString(std::move(E)));
+    Payload = cantFail(decodePayload(std::move(Bytes)));
+  }
+
+  Image.CodeObject = Payload->CodeObject;
+  auto DM = Dev.loadModule(Image);
+  if (!DM)
+    return DM.takeError();
+  ++Loaded;
+  M.Unavailable = std::move(Payload->Unavailable);
+  M.DeviceModule = std::move(*DM);
+  return Error::success();
+}
+
+LazyModule::LazyModule(ModuleLoader &L, std::string N, std::string P)
+    : Loader(L), Name(std::move(N)), Ptx(std::move(P)) {}
+
+LazyModule::~LazyModule() = default;
+
+Error LazyModule::load() {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (!Attempted) {
+    Attempted = true;
+    if (Error E = Loader.loadModule(*this))
+      Failure = toString(std::move(E));
+  }
+  if (Failure.empty())
+    return Error::success();
+  return makeError(Failure);
+}
+
+Expected<const Kernel &> LazyModule::kernel(StringRef KernelName) {
+  if (Error E = load())
+    return makeError("kernel '" + KernelName + "': " + toString(std::move(E)));
+  if (auto It = Unavailable.find(KernelName); It != Unavailable.end())
+    return makeError("kernel '" + KernelName + "' of '" + Name +
+                     "' cannot be loaded: " + It->second);
+  return DeviceModule->kernel(KernelName);
+}
+
+Expected<GlobalSymbol> LazyModule::global(StringRef VarName) {
+  if (Error E = load())
+    return makeError("variable '" + VarName + "': " + toString(std::move(E)));
+  return DeviceModule->global(VarName);
+}
+
+} // namespace ptx2amd::loader

@@ -1,0 +1,307 @@
+// The loader's Device over host-backend/ (the CPU device): properties per target, host memory,
+// modules from PTX, launches in stream order timed by events, module variables, device printf
+// on stdout and device assertions as launch errors, on a wave64 and a wave32 target.
+#include "ptx2amd/loader/Device.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <fcntl.h>
+#include <type_traits>
+#include <unistd.h>
+
+using namespace ptx2amd;
+using loader::CopyKind;
+using loader::MemoryKind;
+
+namespace {
+
+const char *const WaveTargets[] = {"gfx90a", "gfx1100"};
+
+void ok(llvm::Error E) {
+  if (E)
+    FAIL(llvm::toString(std::move(E)));
+}
+
+template <typename T> T ok(llvm::Expected<T> V) {
+  if (!V)
+    FAIL(llvm::toString(V.takeError()));
+  if constexpr (std::is_reference_v<T>)
+    return *V;
+  else
+    return std::move(*V);
+}
+
+std::string errorText(llvm::Error E) {
+  REQUIRE(bool(E));
+  return llvm::toString(std::move(E));
+}
+
+std::unique_ptr<loader::Device> hostFor(const char *Target) {
+  return ok(loader::createHostDevice(*amdgpu::findTarget(Target)));
+}
+
+std::string readFile(const std::string &Path) {
+  auto B = llvm::MemoryBuffer::getFile(Path);
+  REQUIRE(bool(B));
+  return (*B)->getBuffer().str();
+}
+
+std::unique_ptr<loader::Module> loadText(loader::Device &D, const std::string &Ptx,
+                                         const std::string &Name) {
+  return ok(D.loadModule({Name, {}, Ptx}));
+}
+
+/// Device memory holding a copy of \p Host.
+template <typename T> T *upload(loader::Device &D, const std::vector<T> &Host) {
+  void *P = ok(D.allocate(Host.size() * sizeof(T), MemoryKind::Device));
+  ok(D.copy(P, Host.data(), Host.size() * sizeof(T), CopyKind::HostToDevice, nullptr));
+  return static_cast<T *>(P);
+}
+
+template <typename T> std::vector<T> download(loader::Device &D, const T *P, size_t N) {
+  std::vector<T> Host(N);
+  ok(D.copy(Host.data(), P, N * sizeof(T), CopyKind::DeviceToHost, nullptr));
+  return Host;
+}
+
+amdgpu::LaunchGeometry geometry(uint32_t Grid, uint32_t Block) {
+  amdgpu::LaunchGeometry G;
+  G.Grid[0] = Grid;
+  G.Block[0] = Block;
+  return G;
+}
+
+/// What the process writes to stdout while \p Run runs.
+template <typename F> std::string captureStdout(F Run) {
+  llvm::SmallString<128> Path;
+  int Fd = -1;
+  REQUIRE(!llvm::sys::fs::createTemporaryFile("host-stdout", "txt", Fd, Path));
+  std::fflush(stdout);
+  int Saved = dup(1);
+  dup2(Fd, 1);
+  Run();
+  std::fflush(stdout);
+  dup2(Saved, 1);
+  close(Saved);
+  close(Fd);
+  std::string Text = readFile(std::string(Path));
+  llvm::sys::fs::remove(Path);
+  return Text;
+}
+
+const char *VariablesAndErrors = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+
+.global .align 4 .u32 counter;
+.const .align 4 .f32 scale[4] = {0f3F800000, 0f40000000, 0f40400000, 0f40800000};
+
+// Every thread adds 1 to counter; out[i] = scale[i % 4] * i.
+.visible .entry use_vars(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .f32 %f<3>;
+  .reg .b64 %rd<6>;
+  mov.u32 %r1, %tid.x;
+  atom.global.add.u32 %r2, [counter], 1;
+  and.b32 %r3, %r1, 3;
+  mul.wide.u32 %rd1, %r3, 4;
+  mov.u64 %rd2, scale;
+  add.s64 %rd2, %rd2, %rd1;
+  ld.const.f32 %f1, [%rd2];
+  cvt.rn.f32.u32 %f2, %r1;
+  mul.f32 %f2, %f2, %f1;
+  ld.param.u64 %rd3, [out];
+  cvta.to.global.u64 %rd4, %rd3;
+  mul.wide.u32 %rd5, %r1, 4;
+  add.s64 %rd4, %rd4, %rd5;
+  st.global.f32 [%rd4], %f2;
+  ret;
+}
+
+.extern .func __assertfail(.param .b64 m, .param .b64 f, .param .b32 l, .param .b64 fn,
+                           .param .b64 sz);
+.global .align 1 .b8 $msg[6] = {120, 32, 62, 32, 48, 0};
+.global .align 1 .b8 $file[8] = {107, 101, 114, 110, 46, 99, 117, 0};
+.global .align 1 .b8 $func[7] = {99, 104, 101, 99, 107, 115, 0};
+
+// assert(x > 0) in "kern.cu", line 7, function "checks": thread 2 fails it.
+.visible .entry asserting()
+{
+  .reg .pred %p;
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p, %r1, 2;
+  @%p bra DONE;
+  mov.u64 %rd1, $msg;
+  cvta.global.u64 %rd1, %rd1;
+  mov.u64 %rd2, $file;
+  cvta.global.u64 %rd2, %rd2;
+  mov.u64 %rd3, $func;
+  cvta.global.u64 %rd3, %rd3;
+  {
+    .param .b64 a0;
+    st.param.b64 [a0], %rd1;
+    .param .b64 a1;
+    st.param.b64 [a1], %rd2;
+    .param .b32 a2;
+    st.param.b32 [a2], 7;
+    .param .b64 a3;
+    st.param.b64 [a3], %rd3;
+    .param .b64 a4;
+    st.param.b64 [a4], 1;
+    call.uni __assertfail, (a0, a1, a2, a3, a4);
+  }
+DONE:
+  ret;
+}
+)";
+
+} // namespace
+
+TEST_CASE("host device: properties follow the target", "[host-device]") {
+  auto D = hostFor("gfx90a");
+  const loader::DeviceProperties &P = D->properties();
+  CHECK(P.Name == "ptx2amd host (gfx90a)");
+  CHECK(P.IsaName == "amdgcn-amd-amdhsa--gfx90a");
+  CHECK(P.Target == amdgpu::findTarget("gfx90a"));
+  CHECK(P.WaveSize == 64);
+  CHECK(P.Format == loader::ModuleFormat::Ptx);
+  CHECK(P.LdsBytesPerWorkgroup == 65536);
+  CHECK(P.ComputeUnits > 0);
+  CHECK(P.GlobalMemoryBytes > 0);
+  auto W32 = hostFor("gfx1100");
+  CHECK(W32->properties().Name == "ptx2amd host (gfx1100)");
+  CHECK(W32->properties().WaveSize == 32);
+}
+
+TEST_CASE("host device: memory is host memory", "[host-device]") {
+  auto D = hostFor("gfx90a");
+  for (MemoryKind K : {MemoryKind::Device, MemoryKind::HostPinned, MemoryKind::Managed}) {
+    void *P = ok(D->allocate(1000, K));
+    CHECK(reinterpret_cast<uintptr_t>(P) % 256 == 0);
+    CHECK(download(*D, static_cast<uint8_t *>(P), 1000) == std::vector<uint8_t>(1000, 0));
+    ok(D->memset(static_cast<uint8_t *>(P) + 1, 0x5a, 998, nullptr));
+    std::vector<uint8_t> Want(1000, 0x5a);
+    Want.front() = Want.back() = 0;
+    CHECK(download(*D, static_cast<uint8_t *>(P), 1000) == Want);
+    ok(D->release(P));
+    CHECK(errorText(D->release(P)).find("which allocate() did not return") != std::string::npos);
+  }
+  ok(D->release(nullptr));
+}
+
+TEST_CASE("host device: saxpy in stream order, timed by events", "[host-device]") {
+  std::string Ptx = readFile(PTX2AMD_SOURCE_DIR "/examples/saxpy.ptx");
+  for (const char *Target : WaveTargets) {
+    INFO(Target);
+    auto D = hostFor(Target);
+    auto M = loadText(*D, Ptx, "saxpy.ptx");
+    const loader::Kernel &K = ok(M->kernel("_Z5saxpyifPKfPfS1_"));
+    // CUDA's parameter buffer: int, float, then three pointers; v5 hidden arguments after.
+    const amdgpu::KernelMetadata &Meta = K.metadata();
+    REQUIRE(Meta.explicitKernargSize() == 32);
+    CHECK(Meta.Args[2].Offset == 8);
+    CHECK(Meta.Args[4].Offset == 24);
+    CHECK(Meta.WavefrontSize == D->properties().WaveSize);
+
+    int N = 1000;
+    float A = 2.5f;
+    std::vector<float> X(N), Y(N);
+    for (int I = 0; I < N; ++I) {
+      X[I] = float(I % 17);
+      Y[I] = float(I % 5) - 2;
+    }
+    float *DX = upload(*D, X), *DY = upload(*D, Y);
+    float *DS = static_cast<float *>(ok(D->allocate(4 * sizeof(float), MemoryKind::Device)));
+    auto S = ok(D->createStream());
+    auto Start = ok(D->createEvent()), End = ok(D->createEvent());
+    CHECK(errorText(D->elapsedMs(*Start, *End).takeError()).find("never recorded") !=
+          std::string::npos);
+    ok(D->record(*Start, S.get()));
+    void *Args[] = {&N, &A, &DX, &DY, &DS};
+    ok(D->launch(K, geometry(4, 256), Args, S.get()));
+    ok(D->record(*End, S.get()));
+    ok(D->synchronize(S.get()));
+    CHECK(ok(D->isComplete(*End)));
+    CHECK(ok(D->elapsedMs(*Start, *End)) >= 0.0f);
+
+    std::vector<float> GotY = download(*D, DY, N), Sums = download(*D, DS, 4);
+    std::vector<float> WantSums(4, 0.0f);
+    for (int I = 0; I < N; ++I) {
+      float V = A * X[I] + Y[I];
+      CHECK(GotY[I] == V);
+      WantSums[I / 256] += V;
+    }
+    for (int B = 0; B < 4; ++B)
+      CHECK(std::fabs(Sums[B] - WantSums[B]) <= 1e-3f * std::fabs(WantSums[B]) + 1e-3f);
+    for (void *P : {static_cast<void *>(DX), static_cast<void *>(DY), static_cast<void *>(DS)})
+      ok(D->release(P));
+  }
+}
+
+TEST_CASE("host device: module variables are read and written between launches", "[host-device]") {
+  for (const char *Target : WaveTargets) {
+    INFO(Target);
+    auto D = hostFor(Target);
+    auto M = loadText(*D, VariablesAndErrors, "vars.ptx");
+    loader::GlobalSymbol Counter = ok(M->global("counter"));
+    loader::GlobalSymbol Scale = ok(M->global("scale"));
+    CHECK(Counter.Size == 4);
+    CHECK(Scale.Size == 16);
+    CHECK(errorText(M->global("nothing").takeError()).find("no variable 'nothing'") !=
+          std::string::npos);
+    // cudaMemcpyToSymbol: a counter to start from and new constants.
+    uint32_t From = 1000;
+    ok(D->copy(Counter.Address, &From, 4, CopyKind::HostToDevice, nullptr));
+    const float NewScale[4] = {0.5f, -1.0f, 10.0f, 0.0f};
+    ok(D->copy(Scale.Address, NewScale, 16, CopyKind::HostToDevice, nullptr));
+    float *Out = static_cast<float *>(ok(D->allocate(64 * sizeof(float), MemoryKind::Device)));
+    void *Args[] = {&Out};
+    ok(D->launch(ok(M->kernel("use_vars")), geometry(1, 64), Args, nullptr));
+    CHECK(download(*D, static_cast<uint32_t *>(Counter.Address), 1)[0] == 1064);
+    std::vector<float> Got = download(*D, Out, 64);
+    for (int I = 0; I < 64; ++I)
+      CHECK(Got[I] == NewScale[I % 4] * float(I));
+    ok(D->release(Out));
+  }
+}
+
+TEST_CASE("host device: device printf goes to stdout, an assertion fails the launch",
+          "[host-device]") {
+  std::string Printf = readFile(PTX2AMD_CUDA_PTX_DIR "/device_printf.sm90.ptx");
+  for (const char *Target : WaveTargets) {
+    INFO(Target);
+    auto D = hostFor(Target);
+    auto M = loadText(*D, Printf, "device_printf.sm90.ptx");
+    int *Ran = static_cast<int *>(ok(D->allocate(4, MemoryKind::Device)));
+    int *Errors = static_cast<int *>(ok(D->allocate(4, MemoryKind::Device)));
+    int Talk = 3;
+    void *Args[] = {&Ran, &Errors, &Talk};
+    const loader::Kernel &Say = ok(M->kernel("_Z3sayPiS_i"));
+    std::string Out = captureStdout([&] { ok(D->launch(Say, geometry(4, 96), Args, nullptr)); });
+    CHECK(download(*D, Ran, 1)[0] == 4 * 96);
+    CHECK(download(*D, Errors, 1)[0] == 0);
+    CHECK(Out.find("PRINTF: ints -42 7 4000000000 beef CAFE 10\n") != std::string::npos);
+    CHECK(Out.find("PRINTF: block 2 of 4 says") != std::string::npos);
+    // Drained after each launch: a second launch prints its own lines once more.
+    std::string Again = captureStdout([&] { ok(D->launch(Say, geometry(4, 96), Args, nullptr)); });
+    CHECK(Again.find("PRINTF: ints -42") == Again.rfind("PRINTF: ints -42"));
+    ok(D->release(Ran));
+    ok(D->release(Errors));
+
+    auto V = loadText(*D, VariablesAndErrors, "vars.ptx");
+    std::string Failed =
+        errorText(D->launch(ok(V->kernel("asserting")), geometry(1, 32), nullptr, nullptr));
+    INFO(Failed);
+    CHECK(Failed.find("kernel 'asserting'") != std::string::npos);
+    CHECK(Failed.find("kern.cu:7: checks: Assertion `x > 0' failed.") != std::string::npos);
+  }
+}

@@ -1,0 +1,453 @@
+// ModuleLoader: PTX text and nvcc-built fatbins in memory, translated lazily at the first lookup,
+// run on the host device (wave64 and wave32) against CPU references; code object devices (the
+// HSA path, here a stand-in that runs nothing) through the JIT cache, where a second loader on
+// the same folder translates nothing; per-kernel failures; the log lines.
+#include "ptx2amd/loader/ModuleLoader.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <type_traits>
+
+using namespace ptx2amd;
+using loader::CopyKind;
+using loader::MemoryKind;
+
+namespace {
+
+const char *const WaveTargets[] = {"gfx90a", "gfx1100"};
+
+void ok(llvm::Error E) {
+  if (E)
+    FAIL(llvm::toString(std::move(E)));
+}
+
+template <typename T> T ok(llvm::Expected<T> V) {
+  if (!V)
+    FAIL(llvm::toString(V.takeError()));
+  if constexpr (std::is_reference_v<T>)
+    return *V;
+  else
+    return std::move(*V);
+}
+
+template <typename T> std::string errorText(llvm::Expected<T> V) {
+  REQUIRE(!V);
+  return llvm::toString(V.takeError());
+}
+
+std::vector<uint8_t> readBytes(const std::string &Path) {
+  auto B = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  REQUIRE(bool(B));
+  return std::vector<uint8_t>((*B)->getBufferStart(), (*B)->getBufferEnd());
+}
+
+llvm::ArrayRef<uint8_t> bytesOf(llvm::StringRef S) {
+  return llvm::ArrayRef<uint8_t>(S.bytes_begin(), S.bytes_end());
+}
+
+/// Log lines of a loader, kept; shown on stderr too when PTX2AMD_LOG is set.
+struct LogLines {
+  std::mutex Mutex;
+  std::vector<std::string> Lines;
+  loader::LoaderOptions options(std::shared_ptr<loader::Cache> C = nullptr) {
+    loader::LoaderOptions O;
+    O.Log = loader::LogLevel::Debug;
+    O.JitCache = std::move(C);
+    O.LogSink = [this](const std::string &L) {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      Lines.push_back(L);
+      if (std::getenv("PTX2AMD_LOG"))
+        llvm::errs() << "ptx2amd: " << L << "\n";
+    };
+    return O;
+  }
+  size_t count(llvm::StringRef Prefix) {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    return llvm::count_if(Lines, [&](const std::string &L) { return L.starts_with(Prefix); });
+  }
+};
+
+template <typename T> T *upload(loader::Device &D, const std::vector<T> &Host) {
+  void *P = ok(D.allocate(Host.size() * sizeof(T), MemoryKind::Device));
+  ok(D.copy(P, Host.data(), Host.size() * sizeof(T), CopyKind::HostToDevice, nullptr));
+  return static_cast<T *>(P);
+}
+
+template <typename T> std::vector<T> download(loader::Device &D, const T *P, size_t N) {
+  std::vector<T> Host(N);
+  ok(D.copy(Host.data(), P, N * sizeof(T), CopyKind::DeviceToHost, nullptr));
+  return Host;
+}
+
+amdgpu::LaunchGeometry geometry(uint32_t Grid, uint32_t Block) {
+  amdgpu::LaunchGeometry G;
+  G.Grid[0] = Grid;
+  G.Block[0] = Block;
+  return G;
+}
+
+/// A device that loads code objects and runs nothing: what the HSA device receives from the
+/// loader, checked without a GPU.
+class CodeObjectDevice final : public loader::Device {
+public:
+  CodeObjectDevice() {
+    Props.Name = "code objects (gfx90a)";
+    Props.Target = amdgpu::findTarget("gfx90a");
+    Props.WaveSize = 64;
+  }
+  std::vector<std::vector<uint8_t>> Loaded;
+
+  const loader::DeviceProperties &properties() const override { return Props; }
+  llvm::Expected<std::unique_ptr<loader::Module>>
+  loadModule(const loader::ModuleImage &Image) override {
+    auto Meta = amdgpu::readCodeObjectMetadata(Image.CodeObject);
+    if (!Meta)
+      return Meta.takeError();
+    Loaded.emplace_back(Image.CodeObject.begin(), Image.CodeObject.end());
+    return std::make_unique<CodeObjectModule>(std::move(*Meta));
+  }
+  llvm::Expected<void *> allocate(size_t, MemoryKind) override { return none(); }
+  llvm::Error release(void *) override { return none(); }
+  llvm::Error copy(void *, const void *, size_t, CopyKind, loader::Stream *) override {
+    return none();
+  }
+  llvm::Error memset(void *, uint8_t, size_t, loader::Stream *) override { return none(); }
+  llvm::Error launch(const loader::Kernel &, const amdgpu::LaunchGeometry &, void **,
+                     loader::Stream *) override {
+    return none();
+  }
+  llvm::Expected<std::unique_ptr<loader::Stream>> createStream() override { return none(); }
+  llvm::Error synchronize(loader::Stream *) override { return none(); }
+  llvm::Expected<std::unique_ptr<loader::Event>> createEvent() override { return none(); }
+  llvm::Error record(loader::Event &, loader::Stream *) override { return none(); }
+  llvm::Error synchronize(loader::Event &) override { return none(); }
+  llvm::Expected<bool> isComplete(loader::Event &) override { return none(); }
+  llvm::Expected<float> elapsedMs(loader::Event &, loader::Event &) override { return none(); }
+
+private:
+  struct CodeObjectKernel final : loader::Kernel {
+    amdgpu::KernelMetadata Meta;
+    const amdgpu::KernelMetadata &metadata() const override { return Meta; }
+  };
+  struct CodeObjectModule final : loader::Module {
+    explicit CodeObjectModule(amdgpu::CodeObjectMetadata M) {
+      for (amdgpu::KernelMetadata &K : M.Kernels)
+        Kernels[K.Name].Meta = std::move(K);
+    }
+    llvm::Expected<const loader::Kernel &> kernel(llvm::StringRef Name) override {
+      auto It = Kernels.find(Name.str());
+      if (It == Kernels.end())
+        return llvm::createStringError(llvm::inconvertibleErrorCode(), "no kernel " + Name);
+      return It->second;
+    }
+    llvm::Expected<loader::GlobalSymbol> global(llvm::StringRef) override { return none(); }
+    std::map<std::string, CodeObjectKernel> Kernels;
+  };
+  static llvm::Error none() {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "runs nothing");
+  }
+  loader::DeviceProperties Props;
+};
+
+/// A fresh cache folder, removed at the end.
+struct TempCacheDir {
+  llvm::SmallString<128> Path;
+  TempCacheDir() { REQUIRE(!llvm::sys::fs::createUniqueDirectory("loader-cache", Path)); }
+  ~TempCacheDir() { llvm::sys::fs::remove_directories(Path); }
+  std::shared_ptr<loader::Cache> open() const {
+    loader::CacheConfig C;
+    C.Directory = std::string(Path);
+    return ok(loader::Cache::open(std::move(C)));
+  }
+};
+
+// A kernel that fails (an unsupported instruction) beside one that translates.
+const char *PartialPtx = R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry uses_tex(.param .u64 t)
+{
+  .reg .b32 %r<5>;
+  .reg .b64 %rd1;
+  ld.param.u64 %rd1, [t];
+  tex.1d.v4.s32.s32 {%r1, %r2, %r3, %r4}, [%rd1, {%r1}];
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+.visible .entry plain(.param .u64 p, .param .u32 v)
+{
+  .reg .b64 %rd<2>;
+  .reg .b32 %r<3>;
+  ld.param.u64 %rd1, [p];
+  ld.param.u32 %r1, [v];
+  mov.u32 %r2, %tid.x;
+  add.u32 %r1, %r1, %r2;
+  cvta.to.global.u64 %rd1, %rd1;
+  mul.wide.u32 %rd0, %r2, 4;
+  add.s64 %rd1, %rd1, %rd0;
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+)";
+
+const std::string FatbinDir = PTX2AMD_FATBIN_TEST_DIR;
+
+bool haveFile(const std::string &Path) {
+  if (llvm::sys::fs::exists(Path))
+    return true;
+  WARN(Path << " is not built (no nvcc): skipped");
+  return false;
+}
+
+/// add(out, in, n) and count(v, n, key) with the module variable `hits`, from
+/// test/unit/fatbin/inputs/kernels.cu, run from \p M and checked.
+void runFatbinKernels(loader::Device &D, loader::Module &M) {
+  int N = 300;
+  std::vector<float> Out(N), In(N);
+  for (int I = 0; I < N; ++I) {
+    Out[I] = float(I);
+    In[I] = 0.5f * float(I % 7);
+  }
+  float *DOut = upload(D, Out), *DIn = upload(D, In);
+  void *AddArgs[] = {&DOut, &DIn, &N};
+  ok(D.launch(ok(M.kernel("_Z3addPfPKfi")), geometry(3, 128), AddArgs, nullptr));
+  std::vector<float> Got = download(D, DOut, N);
+  for (int I = 0; I < N; ++I)
+    CHECK(Got[I] == Out[I] + In[I]);
+
+  std::vector<int> V(N);
+  int Want = 0, Key = 3;
+  for (int I = 0; I < N; ++I)
+    Want += (V[I] = I % 5) == Key;
+  int *DV = upload(D, V);
+  loader::GlobalSymbol Hits = ok(M.global("hits"));
+  CHECK(Hits.Size == 4);
+  int Zero = 0;
+  ok(D.copy(Hits.Address, &Zero, 4, CopyKind::HostToDevice, nullptr));
+  void *CountArgs[] = {&DV, &N, &Key};
+  ok(D.launch(ok(M.kernel("_Z5countPKiii")), geometry(3, 128), CountArgs, nullptr));
+  CHECK(download(D, static_cast<const int *>(Hits.Address), 1)[0] == Want);
+  for (void *P : {static_cast<void *>(DOut), static_cast<void *>(DIn), static_cast<void *>(DV)})
+    ok(D.release(P));
+}
+
+} // namespace
+
+TEST_CASE("PTX2AMD_LOG values", "[module-loader]") {
+  CHECK(ok(loader::parseLogLevel("")) == loader::LogLevel::Off);
+  CHECK(ok(loader::parseLogLevel("off")) == loader::LogLevel::Off);
+  CHECK(ok(loader::parseLogLevel("info")) == loader::LogLevel::Info);
+  CHECK(ok(loader::parseLogLevel("debug")) == loader::LogLevel::Debug);
+  CHECK(errorText(loader::parseLogLevel("loud")) ==
+        "PTX2AMD_LOG='loud' is not one of off, info, debug");
+}
+
+TEST_CASE("a test program's PTX runs on the host device, translated at the first lookup",
+          "[module-loader]") {
+  std::string Ptx =
+      std::string(llvm::toStringRef(readBytes(PTX2AMD_CUDA_PTX_DIR "/vector_add.sm90.ptx")));
+  for (const char *Target : WaveTargets) {
+    INFO(Target);
+    auto D = ok(loader::createHostDevice(*amdgpu::findTarget(Target)));
+    LogLines Log;
+    loader::ModuleLoader L(*D, Log.options());
+    auto M = ok(L.open(bytesOf(Ptx), "vector_add.sm90.ptx"));
+    CHECK(M->name() == "vector_add.sm90.ptx");
+    CHECK(L.stats().Opened == 1);
+    CHECK(L.stats().Translations == 0);
+
+    const loader::Kernel &Saxpy = ok(M->kernel("_Z5saxpyifPKfS0_Pf"));
+    CHECK(L.stats().Translations == 1);
+    CHECK(L.stats().Loaded == 1);
+    CHECK(Log.count("translated 'vector_add.sm90.ptx' for " + std::string(Target)) == 1);
+    int N = 5000;
+    float A = -1.5f;
+    std::vector<float> X(N), Y(N);
+    for (int I = 0; I < N; ++I) {
+      X[I] = float(I % 101) * 0.25f;
+      Y[I] = float(I % 13);
+    }
+    float *DX = upload(*D, X), *DY = upload(*D, Y);
+    float *DOut = static_cast<float *>(ok(D->allocate(N * sizeof(float), MemoryKind::Device)));
+    void *SaxpyArgs[] = {&N, &A, &DX, &DY, &DOut};
+    ok(D->launch(Saxpy, geometry(8, 128), SaxpyArgs, nullptr));
+    std::vector<float> Got = download(*D, DOut, N);
+    for (int I = 0; I < N; ++I)
+      CHECK(Got[I] == A * X[I] + Y[I]);
+
+    // The second kernel comes from the same translation.
+    long long LN = N;
+    int IA = 7;
+    std::vector<int> IX(N), IY(N);
+    for (int I = 0; I < N; ++I) {
+      IX[I] = I - 2500;
+      IY[I] = I * 3;
+    }
+    int *DIX = upload(*D, IX), *DIY = upload(*D, IY);
+    int *DIOut = static_cast<int *>(ok(D->allocate(N * sizeof(int), MemoryKind::Device)));
+    void *IaxpyArgs[] = {&LN, &IA, &DIX, &DIY, &DIOut};
+    ok(D->launch(ok(M->kernel("_Z5iaxpyxiPKiS0_Pi")), geometry(5, 64), IaxpyArgs, nullptr));
+    std::vector<int> GotI = download(*D, DIOut, N);
+    for (int I = 0; I < N; ++I)
+      CHECK(GotI[I] == IA * IX[I] - IY[I]);
+    CHECK(L.stats().Translations == 1);
+    for (void *P : {static_cast<void *>(DX), static_cast<void *>(DY), static_cast<void *>(DOut),
+                    static_cast<void *>(DIX), static_cast<void *>(DIY), static_cast<void *>(DIOut)})
+      ok(D->release(P));
+  }
+}
+
+TEST_CASE("examples/saxpy.ptx through the loader on the process's host device", "[module-loader]") {
+  // PTX2AMD_DEVICE and PTX2AMD_HOST_TARGET choose; without /dev/kfd, auto is the host device.
+  loader::Device &D = ok(loader::hostDevice());
+  loader::ModuleLoader L(D);
+  std::vector<uint8_t> Ptx = readBytes(PTX2AMD_SOURCE_DIR "/examples/saxpy.ptx");
+  auto M = ok(L.open(Ptx, "saxpy.ptx"));
+  int N = 512;
+  float A = 3;
+  std::vector<float> X(N, 2.0f), Y(N, 1.0f);
+  float *DX = upload(D, X), *DY = upload(D, Y);
+  float *DS = static_cast<float *>(ok(D.allocate(2 * sizeof(float), MemoryKind::Device)));
+  void *Args[] = {&N, &A, &DX, &DY, &DS};
+  ok(D.launch(ok(M->kernel("_Z5saxpyifPKfPfS1_")), geometry(2, 256), Args, nullptr));
+  CHECK(download(D, DY, N) == std::vector<float>(N, 7.0f));
+  CHECK(download(D, DS, 2) == std::vector<float>(2, 7.0f * 256));
+  for (void *P : {static_cast<void *>(DX), static_cast<void *>(DY), static_cast<void *>(DS)})
+    ok(D.release(P));
+}
+
+TEST_CASE("nvcc-built fatbins run on the host device", "[module-loader]") {
+  const std::string Fatbin = FatbinDir + "/keep_default/kernels.fatbin";
+  const std::string Program = FatbinDir + "/k_default";
+  if (!haveFile(Fatbin) || !haveFile(Program))
+    return;
+  for (const char *Target : WaveTargets) {
+    INFO(Target);
+    auto D = ok(loader::createHostDevice(*amdgpu::findTarget(Target)));
+    loader::ModuleLoader L(*D);
+    for (const std::string &Path : {Fatbin, Program}) {
+      INFO(Path);
+      auto M = ok(L.open(readBytes(Path), Path));
+      CHECK(llvm::StringRef(M->name()).starts_with(Path + ": container"));
+      runFatbinKernels(*D, *M);
+    }
+    // As a program registers it: a __fatBinC_Wrapper_t pointing at the container.
+    std::vector<uint8_t> Bytes = readBytes(Fatbin);
+    std::vector<uint64_t> Container((Bytes.size() + 7) / 8);
+    std::memcpy(Container.data(), Bytes.data(), Bytes.size());
+    struct {
+      uint32_t Magic = fatbin::WrapperMagic;
+      uint32_t Version = 1;
+      const void *Data;
+      const void *Unused = nullptr;
+    } Wrapper{.Data = Container.data()};
+    auto M = ok(L.openWrapper(&Wrapper, "registered"));
+    runFatbinKernels(*D, *M);
+    CHECK(L.stats().Translations == 3);
+  }
+}
+
+TEST_CASE("images without usable PTX are errors when opened", "[module-loader]") {
+  auto D = ok(loader::createHostDevice(*amdgpu::findTarget("gfx90a")));
+  loader::ModuleLoader L(*D);
+  const uint8_t Garbage[] = {0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0, 0xff, 0xff, 0xff, 0xff};
+  CHECK(!errorText(L.open(Garbage, "garbage")).empty());
+  const std::string SassOnly = FatbinDir + "/k_sassonly";
+  if (haveFile(SassOnly))
+    CHECK(errorText(L.open(readBytes(SassOnly), "k_sassonly")).find("PTX") != std::string::npos);
+  CHECK(L.stats().Opened == 0);
+}
+
+TEST_CASE("a kernel that failed to translate is named with the reason; the others run",
+          "[module-loader]") {
+  for (const char *Target : WaveTargets) {
+    INFO(Target);
+    auto D = ok(loader::createHostDevice(*amdgpu::findTarget(Target)));
+    loader::ModuleLoader L(*D);
+    auto M = ok(L.open(bytesOf(PartialPtx), "partial.ptx"));
+    std::string Why = errorText(M->kernel("uses_tex"));
+    INFO(Why);
+    CHECK(Why.find("kernel 'uses_tex'") != std::string::npos);
+    CHECK(Why.find("partial.ptx:9:3") != std::string::npos);
+    CHECK(Why.find("'tex.1d.v4.s32.s32' is not supported yet") != std::string::npos);
+    CHECK(errorText(M->kernel("missing")).find("'missing'") != std::string::npos);
+    int *Out = static_cast<int *>(ok(D->allocate(32 * sizeof(int), MemoryKind::Device)));
+    int V = 40;
+    void *Args[] = {&Out, &V};
+    ok(D->launch(ok(M->kernel("plain")), geometry(1, 32), Args, nullptr));
+    std::vector<int> Got = download(*D, Out, 32);
+    for (int I = 0; I < 32; ++I)
+      CHECK(Got[I] == 40 + I);
+    ok(D->release(Out));
+  }
+  // A code object device: the reason comes from the translation (and the cache).
+  CodeObjectDevice D;
+  loader::ModuleLoader L(D);
+  auto M = ok(L.open(bytesOf(PartialPtx), "partial.ptx"));
+  std::string Why = errorText(M->kernel("uses_tex"));
+  INFO(Why);
+  CHECK(Why.rfind("kernel 'uses_tex' of 'partial.ptx' cannot be loaded: ", 0) == 0);
+  CHECK(Why.find("partial.ptx:9:3") != std::string::npos);
+  CHECK(Why.find("'tex.1d.v4.s32.s32' is not supported yet") != std::string::npos);
+  CHECK(ok(M->kernel("plain")).metadata().Name == "plain");
+}
+
+TEST_CASE("a second loader on the same cache folder translates nothing", "[module-loader]") {
+  TempCacheDir Dir;
+  std::string Ptx =
+      std::string(llvm::toStringRef(readBytes(PTX2AMD_CUDA_PTX_DIR "/vector_add.sm90.ptx")));
+  auto Load = [&](CodeObjectDevice &D, LogLines &Log, const std::string &Text, const char *Name) {
+    // A Cache of its own, as another process would have: the hit comes from the folder.
+    loader::ModuleLoader L(D, Log.options(Dir.open()));
+    auto M = ok(L.open(bytesOf(Text), Name));
+    auto Start = std::chrono::steady_clock::now();
+    const loader::Kernel &K = ok(M->kernel("_Z5saxpyifPKfS0_Pf"));
+    double Ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start).count();
+    if (std::getenv("PTX2AMD_LOG"))
+      llvm::errs() << "first kernel lookup: " << llvm::format("%.1f", Ms) << " ms\n";
+    CHECK(K.metadata().explicitKernargSize() == 32);
+    CHECK(ok(M->kernel("_Z5iaxpyxiPKiS0_Pi")).metadata().explicitKernargSize() == 40);
+    return L.stats();
+  };
+  CodeObjectDevice First, Second;
+  LogLines FirstLog, SecondLog;
+  loader::LoaderStats S1 = Load(First, FirstLog, Ptx, "vector_add");
+  CHECK(S1.Translations == 1);
+  CHECK(S1.CacheMisses == 1);
+  CHECK(S1.CacheHits == 0);
+  CHECK(FirstLog.count("cache miss for 'vector_add' (gfx90a) (key ") == 1);
+  CHECK(FirstLog.count("translated 'vector_add' for gfx90a") == 1);
+  CHECK(Dir.open()->stats()->Entries == 1);
+
+  loader::LoaderStats S2 = Load(Second, SecondLog, Ptx, "vector_add");
+  CHECK(S2.Translations == 0);
+  CHECK(S2.CacheHits == 1);
+  CHECK(S2.CacheMisses == 0);
+  CHECK(SecondLog.count("cache hit for 'vector_add' (gfx90a)") == 1);
+  CHECK(SecondLog.count("translated") == 0);
+  REQUIRE(First.Loaded.size() == 1);
+  REQUIRE(Second.Loaded.size() == 1);
+  CHECK(First.Loaded[0] == Second.Loaded[0]);
+
+  // Other options are another key.
+  CodeObjectDevice Third;
+  LogLines ThirdLog;
+  loader::LoaderOptions O = ThirdLog.options(Dir.open());
+  O.OptLevel = 1;
+  loader::ModuleLoader L(Third, std::move(O));
+  auto M = ok(L.open(bytesOf(Ptx), "vector_add"));
+  ok(M->load());
+  CHECK(L.stats().Translations == 1);
+  CHECK(L.stats().CacheMisses == 1);
+}
