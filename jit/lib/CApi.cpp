@@ -1,6 +1,6 @@
 // The C boundary: handles, argument checks, and the guard that turns every C++ exception
 // (std::bad_alloc above all; our own code reports errors as values) into a status.
-#include "Translate.h"
+#include "ptx2amd/jit/Translate.h"
 
 #include "ptx2amd/amdgpu-backend/Target.h"
 #include "ptx2amd/fatbin/AllPtx.h"

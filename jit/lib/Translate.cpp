@@ -1,6 +1,6 @@
 // PTX text -> code object, the sequence of the pipeline (read, lower, compile) with every outcome
 // recorded per function and per kernel.
-#include "Translate.h"
+#include "ptx2amd/jit/Translate.h"
 
 #include "ptx2amd/lowering/Lowering.h"
 #include "ptx2amd/ptx-ir/Reader.h"

@@ -2,7 +2,7 @@
 
 #include "ptx2amd/loader/ModuleLoader.h"
 
-#include "Translate.h" // jit/lib: the C++ translation behind the C API
+#include "ptx2amd/jit/Translate.h"
 
 #include "ptx2amd/fatbin/Fatbin.h"
 #include "ptx2amd/ptx-grammar/Source.h"
