@@ -264,33 +264,31 @@ void FunctionLowerer::cvt(const ir::Instruction &I) {
     }
   } else {
     if (I.has(Mod::Sat)) {
-      // Clamp to the destination's range first.
-      unsigned DB = ir::typeBits(DT);
-      llvm::Type *AT = A->getType();
-      APInt Lo = isSigned(DT) ? APInt::getSignedMinValue(DB) : APInt::getMinValue(DB);
-      APInt Hi = isSigned(DT) ? APInt::getSignedMaxValue(DB) : APInt::getMaxValue(DB);
-      unsigned AB = AT->getIntegerBitWidth();
-      if (DB < AB || isSigned(DT) != isSigned(ST)) {
-        Value *LoV = ConstantInt::get(AT, isSigned(DT) ? Lo.sext(std::max(AB, DB)).trunc(AB)
-                                                       : Lo.zext(std::max(AB, DB)).trunc(AB));
-        Value *HiV = ConstantInt::get(AT, isSigned(DT) ? Hi.sext(std::max(AB, DB)).trunc(AB)
-                                                       : Hi.zext(std::max(AB, DB)).trunc(AB));
-        if (isSigned(ST)) {
-          A = intrinsic(Intrinsic::smax, {AT}, {A, isSigned(DT) ? LoV : ConstantInt::get(AT, 0)});
-          A = intrinsic(Intrinsic::smin, {AT}, {A, HiV});
-        } else {
-          A = intrinsic(Intrinsic::umin, {AT}, {A, HiV});
-        }
-      }
+      // Clamp to the destination's range, compared in a width that holds both ranges (a u32
+      // maximum does not fit an s32 source, nor an s32 minimum a u32 one).
+      unsigned DB = ir::typeBits(DT), AB = A->getType()->getIntegerBitWidth();
+      unsigned W = std::max(AB, DB) + 1;
+      llvm::Type *WT = B.getIntNTy(W);
+      Value *X = isSigned(ST) ? B.CreateSExt(A, WT) : B.CreateZExt(A, WT);
+      APInt Lo = isSigned(DT) ? APInt::getSignedMinValue(DB).sext(W) : APInt::getZero(W);
+      APInt Hi =
+          isSigned(DT) ? APInt::getSignedMaxValue(DB).sext(W) : APInt::getMaxValue(DB).zext(W);
+      X = intrinsic(Intrinsic::smax, {WT}, {X, ConstantInt::get(WT, Lo)});
+      X = intrinsic(Intrinsic::smin, {WT}, {X, ConstantInt::get(WT, Hi)});
+      R = B.CreateTrunc(X, DV);
+    } else {
+      R = convert(A, DV, isSigned(ST));
     }
-    def(I.Operands[0], convert(A, DV, isSigned(ST)));
+    // A register wider than the destination type takes the value extended by that type
+    // (cvt.s8.s32 into a 32-bit register is sign-extended).
+    def(I.Operands[0], convertLoaded(R, I.Operands[0], DT));
     return;
   }
   if (Ftz && DT == ir::Type::F32)
     R = flush(R);
-  // A destination wider than the type (cvt.u16 into a 32-bit register) extends by the type;
-  // integer results are saturated already.
-  def(I.Operands[0], isFloat(DT) ? saturate(I, R) : R);
+  // Integer results (float to int) are saturated already; a register wider than their type takes
+  // them extended by the type.
+  def(I.Operands[0], isFloat(DT) ? saturate(I, R) : convertLoaded(R, I.Operands[0], DT));
 }
 
 void FunctionLowerer::cvtPacked(const ir::Instruction &I) {

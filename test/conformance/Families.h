@@ -1,0 +1,19 @@
+// The instruction families of the conformance suite and the known failures.
+#pragma once
+
+#include "Harness.h"
+
+#include <optional>
+
+namespace conformance {
+
+std::vector<Family> integerFamilies();
+
+/// Cases that fail because of a lowering or host-backend bug (KnownFailures.cpp).
+const std::vector<KnownFailure> &knownFailures();
+
+/// A case with one output: \p F returns the result, or nothing where PTX leaves it unspecified.
+Case make(std::string Body, std::vector<Operand> In, Operand Out,
+          std::function<std::optional<uint64_t>(const uint64_t *)> F);
+
+} // namespace conformance

@@ -1,0 +1,804 @@
+// Integer families: references written from the PTX ISA's description of each instruction
+// (its "Semantics" pseudo-code where it has one), not from the lowering.
+#include "Families.h"
+
+#include <array>
+#include <bit>
+#include <map>
+
+namespace conformance {
+
+namespace {
+
+using I128 = __int128;
+using U128 = unsigned __int128;
+using Opt = std::optional<uint64_t>;
+
+struct IntType {
+  const char *Name;
+  unsigned Bits;
+  bool Signed;
+};
+
+const IntType U16{"u16", 16, false}, S16{"s16", 16, true}, U32{"u32", 32, false},
+    S32{"s32", 32, true}, U64{"u64", 64, false}, S64{"s64", 64, true};
+const IntType Ints[] = {U16, S16, U32, S32, U64, S64};
+
+std::string sfx(const IntType &T) { return std::string(".") + T.Name; }
+/// The value of \p V as an integer of type \p T.
+I128 val(uint64_t V, const IntType &T) {
+  return T.Signed ? I128(sext(V, T.Bits)) : I128(V & mask(T.Bits));
+}
+I128 minOf(const IntType &T) { return T.Signed ? -(I128(1) << (T.Bits - 1)) : 0; }
+I128 maxOf(const IntType &T) {
+  return T.Signed ? (I128(1) << (T.Bits - 1)) - 1 : (I128(1) << T.Bits) - 1;
+}
+I128 clamp(I128 V, const IntType &T) { return std::min(std::max(V, minOf(T)), maxOf(T)); }
+
+Operand op(const char *Name, const IntType &T) { return ofBits(Name, T.Bits); }
+
+std::string bin(const std::string &Opcode) { return Opcode + " %d, %a, %b;"; }
+std::string ter(const std::string &Opcode) { return Opcode + " %d, %a, %b, %c;"; }
+
+// --- integer arithmetic -------------------------------------------------------------------
+
+Family arithmetic() {
+  Family F{"int-arith", {}};
+  auto &C = F.Cases;
+  for (const IntType &T : Ints) {
+    const unsigned B = T.Bits;
+    const std::string S = sfx(T);
+    C.push_back(make(bin("add" + S), {op("a", T), op("b", T)}, op("d", T),
+                     [](const uint64_t *I) -> Opt { return I[0] + I[1]; }));
+    C.push_back(make(bin("sub" + S), {op("a", T), op("b", T)}, op("d", T),
+                     [](const uint64_t *I) -> Opt { return I[0] - I[1]; }));
+    C.push_back(make(bin("mul.lo" + S), {op("a", T), op("b", T)}, op("d", T),
+                     [](const uint64_t *I) -> Opt { return I[0] * I[1]; }));
+    C.push_back(make(
+        bin("mul.hi" + S), {op("a", T), op("b", T)}, op("d", T),
+        [T, B](const uint64_t *I) -> Opt { return uint64_t((val(I[0], T) * val(I[1], T)) >> B); }));
+    C.push_back(make(ter("mad.lo" + S), {op("a", T), op("b", T), op("c", T)}, op("d", T),
+                     [](const uint64_t *I) -> Opt { return I[0] * I[1] + I[2]; }));
+    C.push_back(make(ter("mad.hi" + S), {op("a", T), op("b", T), op("c", T)}, op("d", T),
+                     [T, B](const uint64_t *I) -> Opt {
+                       return uint64_t((val(I[0], T) * val(I[1], T)) >> B) + I[2];
+                     }));
+    if (B < 64) {
+      C.push_back(
+          make(bin("mul.wide" + S), {op("a", T), op("b", T)}, ofBits("d", 2 * B),
+               [T](const uint64_t *I) -> Opt { return uint64_t(val(I[0], T) * val(I[1], T)); }));
+      C.push_back(make(
+          ter("mad.wide" + S), {op("a", T), op("b", T), ofBits("c", 2 * B)}, ofBits("d", 2 * B),
+          [T](const uint64_t *I) -> Opt { return uint64_t(val(I[0], T) * val(I[1], T)) + I[2]; }));
+    }
+    // sad: c + |a - b|, the difference taken in the type's signedness.
+    C.push_back(make(ter("sad" + S), {op("a", T), op("b", T), op("c", T)}, op("d", T),
+                     [T](const uint64_t *I) -> Opt {
+                       I128 A = val(I[0], T), Bv = val(I[1], T);
+                       return uint64_t(A < Bv ? Bv - A : A - Bv) + I[2];
+                     }));
+    // Division by zero is machine-specific in PTX, and MIN / -1 overflows: only run those.
+    auto Undefined = [T](const uint64_t *I) {
+      return val(I[1], T) == 0 || (T.Signed && val(I[0], T) == minOf(T) && val(I[1], T) == -1);
+    };
+    C.push_back(make(bin("div" + S), {op("a", T), op("b", T)}, op("d", T),
+                     [T, Undefined](const uint64_t *I) -> Opt {
+                       if (Undefined(I))
+                         return {};
+                       return uint64_t(val(I[0], T) / val(I[1], T));
+                     }));
+    C.push_back(make(bin("rem" + S), {op("a", T), op("b", T)}, op("d", T),
+                     [T, Undefined](const uint64_t *I) -> Opt {
+                       if (Undefined(I))
+                         return {};
+                       return uint64_t(val(I[0], T) % val(I[1], T));
+                     }));
+  }
+  // .sat exists for s32 only: the exact result clamped to [INT_MIN, INT_MAX].
+  C.push_back(make(bin("add.sat.s32"), {op("a", S32), op("b", S32)}, op("d", S32),
+                   [](const uint64_t *I) -> Opt {
+                     return uint64_t(clamp(val(I[0], S32) + val(I[1], S32), S32));
+                   }));
+  C.push_back(make(bin("sub.sat.s32"), {op("a", S32), op("b", S32)}, op("d", S32),
+                   [](const uint64_t *I) -> Opt {
+                     return uint64_t(clamp(val(I[0], S32) - val(I[1], S32), S32));
+                   }));
+  C.push_back(make(ter("mad.hi.sat.s32"), {op("a", S32), op("b", S32), op("c", S32)}, op("d", S32),
+                   [](const uint64_t *I) -> Opt {
+                     I128 Hi = (val(I[0], S32) * val(I[1], S32)) >> 32;
+                     return uint64_t(clamp(Hi + val(I[2], S32), S32));
+                   }));
+  // mul24/mad24: the product of two 24-bit values held in 32-bit registers; operands outside
+  // the 24-bit range are not described by the ISA.
+  for (const IntType &T : {U32, S32}) {
+    auto Fits24 = [T](uint64_t V) {
+      I128 X = val(V, T);
+      return T.Signed ? X >= -(1 << 23) && X < (1 << 23) : X < (1 << 24);
+    };
+    Operand A = op("a", T), Bo = op("b", T);
+    A.SmallBelow = Bo.SmallBelow = 1u << 24;
+    for (const char *Mode : {"lo", "hi"}) {
+      const bool Hi = Mode[0] == 'h';
+      C.push_back(make(bin(std::string("mul24.") + Mode + sfx(T)), {A, Bo}, op("d", T),
+                       [=](const uint64_t *I) -> Opt {
+                         if (!Fits24(I[0]) || !Fits24(I[1]))
+                           return {};
+                         I128 P = val(I[0], T) * val(I[1], T);
+                         return uint64_t(Hi ? P >> 16 : P);
+                       }));
+      C.push_back(make(ter(std::string("mad24.") + Mode + sfx(T)), {A, Bo, op("c", T)}, op("d", T),
+                       [=](const uint64_t *I) -> Opt {
+                         if (!Fits24(I[0]) || !Fits24(I[1]))
+                           return {};
+                         I128 P = val(I[0], T) * val(I[1], T);
+                         return uint64_t(Hi ? P >> 16 : P) + I[2];
+                       }));
+    }
+    if (T.Signed)
+      C.push_back(make(ter("mad24.hi.sat.s32"), {A, Bo, op("c", T)}, op("d", T),
+                       [=](const uint64_t *I) -> Opt {
+                         if (!Fits24(I[0]) || !Fits24(I[1]))
+                           return {};
+                         I128 P = (val(I[0], T) * val(I[1], T)) >> 16;
+                         return uint64_t(clamp(I128(int32_t(P)) + val(I[2], T), S32));
+                       }));
+  }
+  return F;
+}
+
+// --- min/max, abs/neg -----------------------------------------------------------------------
+
+/// Applies \p F to each 16-bit half of two 32-bit values.
+uint64_t halves(uint64_t A, uint64_t B, const std::function<I128(I128, I128)> &F, bool Signed) {
+  const IntType T = Signed ? S16 : U16;
+  uint64_t R = 0;
+  for (unsigned K = 0; K < 32; K += 16)
+    R |= (uint64_t(F(val(A >> K, T), val(B >> K, T))) & 0xffff) << K;
+  return R;
+}
+
+Family minMax() {
+  Family F{"minmax-abs-neg", {}};
+  auto &C = F.Cases;
+  auto Min = [](I128 A, I128 B) { return std::min(A, B); };
+  auto Max = [](I128 A, I128 B) { return std::max(A, B); };
+  for (const IntType &T : Ints) {
+    C.push_back(
+        make(bin("min" + sfx(T)), {op("a", T), op("b", T)}, op("d", T),
+             [=](const uint64_t *I) -> Opt { return uint64_t(Min(val(I[0], T), val(I[1], T))); }));
+    C.push_back(
+        make(bin("max" + sfx(T)), {op("a", T), op("b", T)}, op("d", T),
+             [=](const uint64_t *I) -> Opt { return uint64_t(Max(val(I[0], T), val(I[1], T))); }));
+  }
+  // .relu clamps a negative result to 0 (s32 and s16x2 only).
+  C.push_back(make(bin("min.relu.s32"), {op("a", S32), op("b", S32)}, op("d", S32),
+                   [=](const uint64_t *I) -> Opt {
+                     return uint64_t(Max(Min(val(I[0], S32), val(I[1], S32)), 0));
+                   }));
+  C.push_back(make(bin("max.relu.s32"), {op("a", S32), op("b", S32)}, op("d", S32),
+                   [=](const uint64_t *I) -> Opt {
+                     return uint64_t(Max(Max(val(I[0], S32), val(I[1], S32)), 0));
+                   }));
+  for (bool Signed : {false, true}) {
+    const std::string Ty = Signed ? ".s16x2" : ".u16x2";
+    C.push_back(make(bin("min" + Ty), {b32("a"), b32("b")}, b32("d"),
+                     [=](const uint64_t *I) -> Opt { return halves(I[0], I[1], Min, Signed); }));
+    C.push_back(make(bin("max" + Ty), {b32("a"), b32("b")}, b32("d"),
+                     [=](const uint64_t *I) -> Opt { return halves(I[0], I[1], Max, Signed); }));
+  }
+  C.push_back(
+      make(bin("min.relu.s16x2"), {b32("a"), b32("b")}, b32("d"), [=](const uint64_t *I) -> Opt {
+        return halves(
+            I[0], I[1], [&](I128 A, I128 B) { return Max(Min(A, B), 0); }, true);
+      }));
+  C.push_back(
+      make(bin("max.relu.s16x2"), {b32("a"), b32("b")}, b32("d"), [=](const uint64_t *I) -> Opt {
+        return halves(
+            I[0], I[1], [&](I128 A, I128 B) { return Max(Max(A, B), 0); }, true);
+      }));
+  for (const IntType &T : {S16, S32, S64}) {
+    // abs(MIN) is MIN: the negation wraps.
+    C.push_back(
+        make("abs" + sfx(T) + " %d, %a;", {op("a", T)}, op("d", T), [=](const uint64_t *I) -> Opt {
+          I128 A = val(I[0], T);
+          return uint64_t(A < 0 ? -A : A);
+        }));
+    C.push_back(make("neg" + sfx(T) + " %d, %a;", {op("a", T)}, op("d", T),
+                     [=](const uint64_t *I) -> Opt { return uint64_t(-val(I[0], T)); }));
+  }
+  return F;
+}
+
+// --- shifts ----------------------------------------------------------------------------------
+
+Family shifts() {
+  Family F{"shift", {}};
+  for (unsigned B : {16u, 32u, 64u}) {
+    const std::string W = std::to_string(B);
+    // Shift amounts above the register width are clamped to the width.
+    auto Amount = [B](uint64_t N) { return std::min<uint64_t>(N & 0xffffffff, B); };
+    std::vector<Operand> In = {ofBits("a", B), count("b", 32, B)};
+    F.Cases.push_back(
+        make("shl.b" + W + " %d, %a, %b;", In, ofBits("d", B), [=](const uint64_t *I) -> Opt {
+          uint64_t N = Amount(I[1]);
+          return N >= 64 ? 0 : I[0] << N;
+        }));
+    for (const char *Ty : {"b", "u"})
+      F.Cases.push_back(make("shr." + std::string(Ty) + W + " %d, %a, %b;", In, ofBits("d", B),
+                             [=](const uint64_t *I) -> Opt {
+                               uint64_t N = Amount(I[1]);
+                               return N >= 64 ? 0 : (I[0] & mask(B)) >> N;
+                             }));
+    F.Cases.push_back(
+        make("shr.s" + W + " %d, %a, %b;", In, ofBits("d", B), [=](const uint64_t *I) -> Opt {
+          return uint64_t(sext(I[0], B) >> std::min<uint64_t>(Amount(I[1]), 63));
+        }));
+  }
+  return F;
+}
+
+// --- bit manipulation ----------------------------------------------------------------------
+
+uint64_t bitsBfe(uint64_t A, uint64_t Pos, uint64_t Len, unsigned B, bool Signed) {
+  const unsigned Msb = B - 1;
+  Pos &= 0xff;
+  Len &= 0xff;
+  unsigned SBit = 0;
+  if (Signed && Len != 0)
+    SBit = (A >> std::min<uint64_t>(Pos + Len - 1, Msb)) & 1;
+  uint64_t D = 0;
+  for (unsigned I = 0; I <= Msb; ++I) {
+    uint64_t Bit = (I < Len && Pos + I <= Msb) ? (A >> (Pos + I)) & 1 : SBit;
+    D |= Bit << I;
+  }
+  return D;
+}
+
+uint64_t byteOf(uint64_t V64, unsigned K) { return (V64 >> (8 * K)) & 0xff; }
+
+/// prmt: the bytes of {b, a} picked by the selector (generic form) or by c[1:0] and the mode.
+uint64_t prmt(uint64_t A, uint64_t B, uint64_t C, const std::string &Mode) {
+  const uint64_t Src = (B & 0xffffffff) << 32 | (A & 0xffffffff);
+  unsigned Sel[4];
+  if (Mode.empty()) {
+    uint64_t D = 0;
+    for (unsigned K = 0; K < 4; ++K) {
+      unsigned Ctl = (C >> (4 * K)) & 0xf;
+      uint64_t Byte = byteOf(Src, Ctl & 7);
+      if (Ctl & 8)
+        Byte = (Byte & 0x80) ? 0xff : 0;
+      D |= Byte << (8 * K);
+    }
+    return D;
+  }
+  // Rows: the source byte of d.b0, d.b1, d.b2, d.b3 for c[1:0] = 0..3 (the ISA lists b3..b0).
+  static const std::map<std::string, std::array<std::array<unsigned, 4>, 4>> Table = {
+      {"f4e", {{{0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}}}},
+      {"b4e", {{{0, 7, 6, 5}, {1, 0, 7, 6}, {2, 1, 0, 7}, {3, 2, 1, 0}}}},
+      {"rc8", {{{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}}}},
+      {"ecl", {{{0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3}}}},
+      {"ecr", {{{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}}}},
+      {"rc16", {{{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}}}},
+  };
+  const auto &Row = Table.at(Mode)[C & 3];
+  for (unsigned K = 0; K < 4; ++K)
+    Sel[K] = Row[K];
+  uint64_t D = 0;
+  for (unsigned K = 0; K < 4; ++K)
+    D |= byteOf(Src, Sel[K]) << (8 * K);
+  return D;
+}
+
+Family bitOps() {
+  Family F{"bits", {}};
+  auto &C = F.Cases;
+  for (unsigned B : {32u, 64u}) {
+    const std::string W = std::to_string(B);
+    C.push_back(make("popc.b" + W + " %d, %a;", {ofBits("a", B)}, b32("d"),
+                     [](const uint64_t *I) -> Opt { return std::popcount(I[0]); }));
+    C.push_back(
+        make("clz.b" + W + " %d, %a;", {ofBits("a", B)}, b32("d"), [=](const uint64_t *I) -> Opt {
+          return std::countl_zero(I[0] & mask(B)) - (64 - B);
+        }));
+    C.push_back(make("brev.b" + W + " %d, %a;", {ofBits("a", B)}, ofBits("d", B),
+                     [=](const uint64_t *I) -> Opt {
+                       uint64_t R = 0;
+                       for (unsigned K = 0; K < B; ++K)
+                         R |= ((I[0] >> K) & 1) << (B - 1 - K);
+                       return R;
+                     }));
+    for (bool Signed : {false, true})
+      for (bool ShiftAmt : {false, true}) {
+        const std::string Ty = (Signed ? ".s" : ".u") + W;
+        C.push_back(make(std::string("bfind") + (ShiftAmt ? ".shiftamt" : "") + Ty + " %d, %a;",
+                         {ofBits("a", B)}, b32("d"), [=](const uint64_t *I) -> Opt {
+                           uint64_t A = I[0] & mask(B);
+                           if (Signed && (A >> (B - 1)))
+                             A = ~A & mask(B);
+                           if (!A)
+                             return 0xffffffff;
+                           unsigned Pos = 63 - std::countl_zero(A);
+                           return ShiftAmt ? B - 1 - Pos : Pos;
+                         }));
+        C.push_back(
+            make("bfe" + Ty + " %d, %a, %b, %c;",
+                 {ofBits("a", B), count("b", 32, B), count("c", 32, B)}, ofBits("d", B),
+                 [=](const uint64_t *I) -> Opt { return bitsBfe(I[0], I[1], I[2], B, Signed); }));
+      }
+    // bfi f, a, b, c, d: a's low bits inserted into b at position c, d bits long.
+    C.push_back(make("bfi.b" + W + " %d, %a, %b, %c, %e;",
+                     {ofBits("a", B), ofBits("b", B), count("c", 32, B), count("e", 32, B)},
+                     ofBits("d", B), [=](const uint64_t *I) -> Opt {
+                       uint64_t Pos = I[2] & 0xff, Len = I[3] & 0xff, D = I[1];
+                       for (uint64_t K = 0; K < Len && Pos + K <= B - 1; ++K)
+                         D = (D & ~(1ull << (Pos + K))) | (((I[0] >> K) & 1) << (Pos + K));
+                       return D;
+                     }));
+  }
+  // fns: base above 31 is undefined.
+  {
+    Operand Off = count("c", 32, 33);
+    for (uint64_t K = 1; K <= 33; ++K)
+      Off.Extra.push_back(0 - K);
+    C.push_back(make("fns.b32 %d, %a, %b, %c;", {b32("a"), count("b", 32, 31), Off}, b32("d"),
+                     [](const uint64_t *I) -> Opt {
+                       const uint64_t Mask = I[0], Base = I[1];
+                       const int32_t Offset = int32_t(I[2]);
+                       if (Base > 31)
+                         return {};
+                       if (Offset == 0)
+                         return ((Mask >> Base) & 1) ? Base : 0xffffffff;
+                       int64_t Count = std::abs(int64_t(Offset)) - 1;
+                       const int Inc = Offset > 0 ? 1 : -1;
+                       for (int64_t Pos = int64_t(Base); Pos >= 0 && Pos < 32; Pos += Inc)
+                         if ((Mask >> Pos) & 1) {
+                           if (Count == 0)
+                             return uint64_t(Pos);
+                           --Count;
+                         }
+                       return 0xffffffff;
+                     }));
+  }
+  for (bool Clamp : {true, false}) {
+    const std::string Mode = Clamp ? ".clamp" : ".wrap";
+    C.push_back(make("bmsk" + Mode + ".b32 %d, %a, %b;", {count("a", 32, 32), count("b", 32, 32)},
+                     b32("d"), [=](const uint64_t *I) -> Opt {
+                       const uint64_t A = I[0], B = I[1];
+                       const uint64_t A1 = A & 0x1f, B1 = B & 0x1f, Sum = A1 + B1;
+                       uint64_t Mask0 = (0xffffffffull << A1) & 0xffffffff;
+                       uint64_t Mask1 = Sum >= 32 ? 0 : (0xffffffffull << Sum) & 0xffffffff;
+                       bool PosOver = false, WidthOver = false;
+                       if (Clamp) {
+                         if (A >= 32) {
+                           PosOver = true;
+                           Mask0 = 0;
+                         }
+                         WidthOver = B >= 32;
+                       }
+                       if (Sum >= 32 || PosOver || WidthOver)
+                         Mask1 = 0;
+                       else if (B1 == 0)
+                         Mask1 = 0xffffffff;
+                       return Mask0 & ~Mask1;
+                     }));
+    for (bool Signed : {false, true})
+      C.push_back(make("szext" + Mode + (Signed ? ".s32" : ".u32") + " %d, %a, %b;",
+                       {b32("a"), count("b", 32, 32)}, b32("d"), [=](const uint64_t *I) -> Opt {
+                         const uint64_t A = I[0], B = I[1], B1 = B & 0x1f;
+                         const bool TooLarge = B >= 32 && Clamp;
+                         const uint64_t M = TooLarge ? 0 : (0xffffffffull << B1) & 0xffffffff;
+                         bool Sign = false;
+                         if (B1 != 0 && !TooLarge && Signed)
+                           Sign = (A >> ((B1 - 1) & 0x1f)) & 1;
+                         return (A & ~M) | (Sign ? M : 0);
+                       }));
+  }
+  for (const char *Mode : {"", ".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"}) {
+    Operand Sel = b32("c");
+    Sel.SmallBelow = std::string(Mode).empty() ? 0x10000 : 16;
+    C.push_back(make(
+        std::string("prmt.b32") + Mode + " %d, %a, %b, %c;", {b32("a"), b32("b"), Sel}, b32("d"),
+        [=](const uint64_t *I) -> Opt { return prmt(I[0], I[1], I[2], *Mode ? Mode + 1 : ""); }));
+  }
+  // shf: funnel shift of {b, a}; .clamp caps the count at 32, .wrap takes it modulo 32.
+  for (bool Left : {true, false})
+    for (bool Clamp : {true, false}) {
+      std::string Body = std::string("shf.") + (Left ? "l" : "r") + (Clamp ? ".clamp" : ".wrap") +
+                         ".b32 %d, %a, %b, %c;";
+      C.push_back(make(Body, {b32("a"), b32("b"), count("c", 32, 32)}, b32("d"),
+                       [=](const uint64_t *I) -> Opt {
+                         const uint64_t N = Clamp ? std::min<uint64_t>(I[2], 32) : I[2] & 31;
+                         const U128 V = U128(I[1]) << 32 | I[0];
+                         return Left ? uint64_t((V << N) >> 32) : uint64_t(V >> N);
+                       }));
+    }
+  // lop3: every lookup table; bit (a<<2 | b<<1 | c) of the table gives each result bit.
+  for (unsigned Lut = 0; Lut < 256; ++Lut)
+    C.push_back(make("lop3.b32 %d, %a, %b, %c, " + std::to_string(Lut) + ";",
+                     {b32("a"), b32("b"), b32("c")}, b32("d"), [=](const uint64_t *I) -> Opt {
+                       uint64_t D = 0;
+                       for (unsigned K = 0; K < 32; ++K) {
+                         unsigned Idx =
+                             ((I[0] >> K) & 1) << 2 | ((I[1] >> K) & 1) << 1 | ((I[2] >> K) & 1);
+                         D |= uint64_t((Lut >> Idx) & 1) << K;
+                       }
+                       return D;
+                     }));
+  return F;
+}
+
+// --- logic -----------------------------------------------------------------------------------
+
+Family logic() {
+  Family F{"logic", {}};
+  for (unsigned B : {1u, 16u, 32u, 64u}) {
+    const std::string Ty = B == 1 ? ".pred" : ".b" + std::to_string(B);
+    std::vector<Operand> In = {ofBits("a", B), ofBits("b", B)};
+    F.Cases.push_back(make("and" + Ty + " %d, %a, %b;", In, ofBits("d", B),
+                           [](const uint64_t *I) -> Opt { return I[0] & I[1]; }));
+    F.Cases.push_back(make("or" + Ty + " %d, %a, %b;", In, ofBits("d", B),
+                           [](const uint64_t *I) -> Opt { return I[0] | I[1]; }));
+    F.Cases.push_back(make("xor" + Ty + " %d, %a, %b;", In, ofBits("d", B),
+                           [](const uint64_t *I) -> Opt { return I[0] ^ I[1]; }));
+    F.Cases.push_back(make("not" + Ty + " %d, %a;", {ofBits("a", B)}, ofBits("d", B),
+                           [](const uint64_t *I) -> Opt { return ~I[0]; }));
+    if (B > 1)
+      F.Cases.push_back(make("cnot" + Ty + " %d, %a;", {ofBits("a", B)}, ofBits("d", B),
+                             [=](const uint64_t *I) -> Opt { return (I[0] & mask(B)) == 0; }));
+  }
+  return F;
+}
+
+// --- extended precision ----------------------------------------------------------------------
+
+/// \p Limbs limbs of \p W bits each, least significant first, from In[First...].
+U128 wide(const uint64_t *In, unsigned First, unsigned Limbs, unsigned W) {
+  U128 V = 0;
+  for (unsigned K = 0; K < Limbs; ++K)
+    V |= U128(In[First + K] & mask(W)) << (K * W);
+  return V;
+}
+
+Family extended() {
+  Family F{"extended", {}};
+  // 128-bit add and subtract as carry chains of four 32-bit or two 64-bit limbs, then the carry
+  // (borrow) out read with addc/subc of zeros.
+  for (unsigned W : {32u, 64u})
+    for (const char *Ty : {"u", "s"})
+      for (bool Sub : {false, true}) {
+        const unsigned N = 128 / W;
+        const std::string T = std::string(".") + Ty + std::to_string(W);
+        const std::string Op = Sub ? "sub" : "add";
+        Case C;
+        C.Name = Op + "128 chain" + T;
+        for (unsigned K = 0; K < N; ++K) {
+          const std::string Ks = std::to_string(K);
+          C.Inputs.push_back(ofBits("a" + Ks, W));
+          C.Outputs.push_back(ofBits("d" + Ks, W));
+          C.Body += (K == 0 ? Op + ".cc" : Op + "c.cc") + T + " %d" + Ks + ", %a" + Ks + ", %b" +
+                    Ks + ";\n";
+        }
+        for (unsigned K = 0; K < N; ++K)
+          C.Inputs.push_back(ofBits("b" + std::to_string(K), W));
+        C.Body += Op + "c" + T + " %cy, 0, 0;";
+        C.Outputs.push_back(ofBits("cy", W));
+        C.Ref = [=](const uint64_t *I, uint64_t *O) {
+          const U128 A = wide(I, 0, N, W), B = wide(I, N, N, W);
+          const U128 D = Sub ? A - B : A + B;
+          const bool Carry = Sub ? A < B : D < A;
+          for (unsigned K = 0; K < N; ++K)
+            O[K] = uint64_t(D >> (K * W));
+          // subc of zeros subtracts the borrow: 0 or all ones.
+          O[N] = Sub ? 0 - uint64_t(Carry) : uint64_t(Carry);
+          return true;
+        };
+        F.Cases.push_back(std::move(C));
+      }
+  // 64x64 -> 128-bit product from 32-bit limbs, as in the ISA's madc example.
+  {
+    Case C;
+    C.Name = "mul64x64 madc chain.u32";
+    C.Inputs = {b32("a0"), b32("a1"), b32("b0"), b32("b1")};
+    C.Outputs = {b32("d0"), b32("d1"), b32("d2"), b32("d3")};
+    C.Body = "mul.lo.u32 %d0, %a0, %b0;\n"
+             "mul.hi.u32 %d1, %a0, %b0;\n"
+             "mad.lo.cc.u32 %d1, %a1, %b0, %d1;\n"
+             "madc.hi.u32 %d2, %a1, %b0, 0;\n"
+             "mad.lo.cc.u32 %d1, %a0, %b1, %d1;\n"
+             "madc.hi.cc.u32 %d2, %a0, %b1, %d2;\n"
+             "addc.u32 %d3, 0, 0;\n"
+             "mad.lo.cc.u32 %d2, %a1, %b1, %d2;\n"
+             "madc.hi.u32 %d3, %a1, %b1, %d3;";
+    C.Ref = [](const uint64_t *I, uint64_t *O) {
+      const U128 P = U128(wide(I, 0, 2, 32)) * U128(wide(I, 2, 2, 32));
+      for (unsigned K = 0; K < 4; ++K)
+        O[K] = uint64_t(P >> (32 * K)) & 0xffffffff;
+      return true;
+    };
+    F.Cases.push_back(std::move(C));
+  }
+  // (a * b) + {c1, c0} over 128 bits with 64-bit mad.lo.cc / madc.hi.
+  for (const IntType &T : {U64, S64}) {
+    Case C;
+    C.Name = std::string("mad128 madc chain") + sfx(T);
+    C.Inputs = {b64("a"), b64("b"), b64("c0"), b64("c1")};
+    C.Outputs = {b64("d0"), b64("d1")};
+    C.Body = "mad.lo.cc" + sfx(T) + " %d0, %a, %b, %c0;\nmadc.hi" + sfx(T) + " %d1, %a, %b, %c1;";
+    C.Ref = [=](const uint64_t *I, uint64_t *O) {
+      const U128 P = U128(val(I[0], T) * val(I[1], T));
+      const U128 Lo = U128(uint64_t(P)) + I[2];
+      O[0] = uint64_t(Lo);
+      O[1] = uint64_t(P >> 64) + I[3] + uint64_t(Lo >> 64);
+      return true;
+    };
+    F.Cases.push_back(std::move(C));
+  }
+  return F;
+}
+
+// --- compare and select ----------------------------------------------------------------------
+
+std::optional<bool> compare(const std::string &Cmp, uint64_t A, uint64_t B, const IntType &T) {
+  const I128 X = val(A, T), Y = val(B, T);
+  const U128 UX = A & mask(T.Bits), UY = B & mask(T.Bits);
+  if (Cmp == "eq")
+    return X == Y;
+  if (Cmp == "ne")
+    return X != Y;
+  if (Cmp == "lt")
+    return X < Y;
+  if (Cmp == "le")
+    return X <= Y;
+  if (Cmp == "gt")
+    return X > Y;
+  if (Cmp == "ge")
+    return X >= Y;
+  if (Cmp == "lo")
+    return UX < UY;
+  if (Cmp == "ls")
+    return UX <= UY;
+  if (Cmp == "hi")
+    return UX > UY;
+  if (Cmp == "hs")
+    return UX >= UY;
+  return {};
+}
+
+bool combine(const std::string &Bool, bool A, bool C) {
+  return Bool == "and" ? A && C : Bool == "or" ? A || C : A != C;
+}
+
+Family compareSelect() {
+  Family F{"compare-select", {}};
+  auto &C = F.Cases;
+  const char *Signed[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+  const char *Unsigned[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"};
+  for (const IntType &T : Ints) {
+    std::vector<const char *> Cmps(T.Signed ? std::begin(Signed) : std::begin(Unsigned),
+                                   T.Signed ? std::end(Signed) : std::end(Unsigned));
+    for (const char *Cmp : Cmps)
+      C.push_back(make(std::string("setp.") + Cmp + sfx(T) + " %p, %a, %b;",
+                       {op("a", T), op("b", T)}, pred("p"),
+                       [=](const uint64_t *I) -> Opt { return *compare(Cmp, I[0], I[1], T); }));
+  }
+  for (unsigned B : {16u, 32u, 64u})
+    for (const char *Cmp : {"eq", "ne"}) {
+      const IntType T{"b", B, false};
+      C.push_back(make(std::string("setp.") + Cmp + ".b" + std::to_string(B) + " %p, %a, %b;",
+                       {ofBits("a", B), ofBits("b", B)}, pred("p"),
+                       [=](const uint64_t *I) -> Opt { return *compare(Cmp, I[0], I[1], T); }));
+    }
+  // setp with a boolean combination: p = cmp BOOL c, q = !cmp BOOL c (c optionally negated).
+  for (const IntType &T : {S32, U64})
+    for (const char *Cmp : {"lt", "ge", "ne"})
+      for (const char *Bool : {"and", "or", "xor"})
+        for (bool Negate : {false, true}) {
+          Case K;
+          K.Body = std::string("setp.") + Cmp + "." + Bool + sfx(T) + " %p|%q, %a, %b, " +
+                   (Negate ? "!" : "") + "%c;";
+          K.Inputs = {op("a", T), op("b", T), pred("c")};
+          K.Outputs = {pred("p"), pred("q")};
+          K.Ref = [=](const uint64_t *I, uint64_t *O) {
+            const bool R = *compare(Cmp, I[0], I[1], T);
+            const bool Cv = Negate ? !I[2] : I[2];
+            O[0] = combine(Bool, R, Cv);
+            O[1] = combine(Bool, !R, Cv);
+            return true;
+          };
+          C.push_back(std::move(K));
+        }
+  for (unsigned B : {16u, 32u, 64u})
+    C.push_back(make("selp.b" + std::to_string(B) + " %d, %a, %b, %c;",
+                     {ofBits("a", B), ofBits("b", B), pred("c")}, ofBits("d", B),
+                     [](const uint64_t *I) -> Opt { return I[2] ? I[0] : I[1]; }));
+  // set: all ones (integer destination) or 1.0 (f32) when true, else 0.
+  for (const IntType &T : {S32, U32, S64, U16})
+    for (const char *Cmp : {"eq", "lt", "ge", "hi"}) {
+      if (T.Signed && Cmp[0] == 'h')
+        continue;
+      C.push_back(make(std::string("set.") + Cmp + ".u32" + sfx(T) + " %d, %a, %b;",
+                       {op("a", T), op("b", T)}, b32("d"), [=](const uint64_t *I) -> Opt {
+                         return *compare(Cmp, I[0], I[1], T) ? 0xffffffff : 0;
+                       }));
+    }
+  C.push_back(make(
+      "set.gt.f32.s32 %d, %a, %b;", {b32("a"), b32("b")}, b32("d"),
+      [](const uint64_t *I) -> Opt { return *compare("gt", I[0], I[1], S32) ? 0x3f800000 : 0; }));
+  C.push_back(make(
+      "set.ne.s32.u64 %d, %a, %b;", {b64("a"), b64("b")}, b32("d"),
+      [](const uint64_t *I) -> Opt { return *compare("ne", I[0], I[1], U64) ? 0xffffffff : 0; }));
+  for (const char *Bool : {"and", "or", "xor"}) {
+    Case K;
+    K.Body = std::string("set.le.") + Bool + ".u32.s32 %d, %a, %b, %c;";
+    K.Inputs = {b32("a"), b32("b"), pred("c")};
+    K.Outputs = {b32("d")};
+    K.Ref = [=](const uint64_t *I, uint64_t *O) {
+      O[0] = combine(Bool, *compare("le", I[0], I[1], S32), I[2]) ? 0xffffffff : 0;
+      return true;
+    };
+    C.push_back(std::move(K));
+  }
+  // slct: a when the s32 selector c is >= 0, else b.
+  for (unsigned B : {16u, 32u, 64u})
+    for (const char *Ty : {"b", "u", "s"})
+      C.push_back(make(std::string("slct.") + Ty + std::to_string(B) + ".s32 %d, %a, %b, %c;",
+                       {ofBits("a", B), ofBits("b", B), b32("c")}, ofBits("d", B),
+                       [](const uint64_t *I) -> Opt { return int32_t(I[2]) >= 0 ? I[0] : I[1]; }));
+  return F;
+}
+
+// --- integer cvt -----------------------------------------------------------------------------
+
+Family integerCvt() {
+  Family F{"cvt-int", {}};
+  const IntType All[] = {{"u8", 8, false}, {"s8", 8, true}, U16, S16, U32, S32, U64, S64};
+  for (const IntType &D : All)
+    for (const IntType &S : All)
+      for (bool Sat : {false, true}) {
+        // 8-bit values live in 16-bit registers: a wider source register is cut to the
+        // source type, a wider destination register gets the result sign- or zero-extended
+        // by the destination type.
+        const unsigned SReg = std::max(16u, S.Bits), DReg = std::max(16u, D.Bits);
+        F.Cases.push_back(
+            make(std::string("cvt") + (Sat ? ".sat" : "") + sfx(D) + sfx(S) + " %d, %a;",
+                 {ofBits("a", SReg)}, ofBits("d", DReg), [=](const uint64_t *I) -> Opt {
+                   I128 V = val(I[0], S);
+                   if (Sat)
+                     V = clamp(V, D);
+                   return uint64_t(val(uint64_t(V), D));
+                 }));
+      }
+  // The same with 32-bit registers for the 8-bit types.
+  for (const IntType &T : {All[0], All[1]}) {
+    auto Add = [&](std::string Body, std::function<Opt(const uint64_t *)> Fn) {
+      Case K = make(Body, {b32("a")}, b32("d"), std::move(Fn));
+      K.Name = Body.substr(0, Body.find(' ')) + " (b32 registers)";
+      F.Cases.push_back(std::move(K));
+    };
+    Add(std::string("cvt.s32") + sfx(T) + " %d, %a;",
+        [=](const uint64_t *I) -> Opt { return uint64_t(val(I[0], T)); });
+    Add(std::string("cvt") + sfx(T) + ".s32 %d, %a;",
+        [=](const uint64_t *I) -> Opt { return uint64_t(val(I[0], T)); });
+    Add(std::string("cvt.sat") + sfx(T) + ".s32 %d, %a;",
+        [=](const uint64_t *I) -> Opt { return uint64_t(clamp(val(I[0], S32), T)); });
+  }
+  return F;
+}
+
+// --- dp4a / dp2a -----------------------------------------------------------------------------
+
+Family dotProducts() {
+  Family F{"dp4a-dp2a", {}};
+  const IntType U8{"u8", 8, false}, S8{"s8", 8, true};
+  for (const IntType &A : {U32, S32})
+    for (const IntType &B : {U32, S32}) {
+      const IntType &Ea = A.Signed ? S8 : U8, &Eb = B.Signed ? S8 : U8;
+      // d = c + the sum of the four byte products, each byte extended by its operand's type.
+      F.Cases.push_back(make("dp4a" + sfx(A) + sfx(B) + " %d, %a, %b, %c;",
+                             {b32("a"), b32("b"), b32("c")}, b32("d"),
+                             [=](const uint64_t *I) -> Opt {
+                               I128 Sum = val(I[2], S32);
+                               for (unsigned K = 0; K < 32; K += 8)
+                                 Sum += val(I[0] >> K, Ea) * val(I[1] >> K, Eb);
+                               return uint64_t(Sum);
+                             }));
+      // dp2a: a's two 16-bit halves times two bytes of b (bytes 0-1 for .lo, 2-3 for .hi).
+      const IntType &Ha = A.Signed ? S16 : U16;
+      for (bool Hi : {false, true})
+        F.Cases.push_back(
+            make(std::string("dp2a") + (Hi ? ".hi" : ".lo") + sfx(A) + sfx(B) + " %d, %a, %b, %c;",
+                 {b32("a"), b32("b"), b32("c")}, b32("d"), [=](const uint64_t *I) -> Opt {
+                   I128 Sum = val(I[2], S32);
+                   for (unsigned K = 0; K < 2; ++K)
+                     Sum += val(I[0] >> (16 * K), Ha) * val(I[1] >> (8 * (K + (Hi ? 2 : 0))), Eb);
+                   return uint64_t(Sum);
+                 }));
+    }
+  return F;
+}
+
+// --- scalar video instructions ---------------------------------------------------------------
+
+/// The selected byte (.b0-.b3), half (.h0, .h1) or whole word of \p V, extended by its type.
+I128 part(uint64_t V, const std::string &Sel, bool Signed) {
+  if (Sel.empty())
+    return val(V, Signed ? S32 : U32);
+  const unsigned Index = Sel[1] - '0';
+  const bool Byte = Sel[0] == 'b';
+  const IntType T{"", Byte ? 8u : 16u, Signed};
+  return val(V >> (Index * (Byte ? 8 : 16)), T);
+}
+
+Family video() {
+  Family F{"video-scalar", {}};
+  struct Variant {
+    std::string Op2, ASel, BSel;
+    bool AllTypes; ///< every dtype/atype/btype combination, else u32 and s32 throughout
+  };
+  const Variant Variants[] = {{"", "", "", true},        {"add", "", "", false},
+                              {"min", "", "", false},    {"max", "", "", false},
+                              {"", "b1", "h1", false},   {"", "h0", "b3", false},
+                              {"add", "b2", "b0", false}};
+  for (const char *Vop : {"vadd", "vsub", "vabsdiff", "vmin", "vmax"})
+    for (const Variant &V : Variants)
+      for (unsigned Types = 0; Types < 8; ++Types) {
+        const bool DS = Types & 4, AS = Types & 2, BS = Types & 1;
+        if (!V.AllTypes && Types != 0 && Types != 7)
+          continue;
+        for (bool Sat : {false, true}) {
+          auto Ty = [](bool S) { return S ? ".s32" : ".u32"; };
+          std::string Body = std::string(Vop) + Ty(DS) + Ty(AS) + Ty(BS) + (Sat ? ".sat" : "") +
+                             (V.Op2.empty() ? "" : "." + V.Op2) + " %d, %a" +
+                             (V.ASel.empty() ? "" : "." + V.ASel) + ", %b" +
+                             (V.BSel.empty() ? "" : "." + V.BSel) + (V.Op2.empty() ? ";" : ", %c;");
+          std::vector<Operand> In = {b32("a"), b32("b")};
+          if (!V.Op2.empty())
+            In.push_back(b32("c"));
+          const std::string Name = Vop;
+          F.Cases.push_back(make(Body, In, b32("d"), [=](const uint64_t *I) -> Opt {
+            const I128 A = part(I[0], V.ASel, AS), B = part(I[1], V.BSel, BS);
+            I128 T = Name == "vadd"       ? A + B
+                     : Name == "vsub"     ? A - B
+                     : Name == "vabsdiff" ? (A > B ? A - B : B - A)
+                     : Name == "vmin"     ? std::min(A, B)
+                                          : std::max(A, B);
+            // Saturation to the destination type comes before the secondary operation.
+            if (Sat)
+              T = clamp(T, DS ? S32 : U32);
+            else
+              T = val(uint64_t(T), DS ? S32 : U32);
+            if (V.Op2.empty())
+              return uint64_t(T);
+            const I128 C = val(I[2], DS ? S32 : U32);
+            return uint64_t(V.Op2 == "add"   ? T + C
+                            : V.Op2 == "min" ? std::min(T, C)
+                                             : std::max(T, C));
+          }));
+        }
+      }
+  return F;
+}
+
+} // namespace
+
+Case make(std::string Body, std::vector<Operand> In, Operand Out,
+          std::function<std::optional<uint64_t>(const uint64_t *)> F) {
+  Case C;
+  C.Body = std::move(Body);
+  C.Inputs = std::move(In);
+  C.Outputs = {std::move(Out)};
+  C.Ref = [F = std::move(F)](const uint64_t *I, uint64_t *O) {
+    std::optional<uint64_t> R = F(I);
+    if (R)
+      O[0] = *R;
+    return R.has_value();
+  };
+  return C;
+}
+
+std::vector<Family> integerFamilies() {
+  return {arithmetic(), minMax(),        shifts(),     bitOps(),      logic(),
+          extended(),   compareSelect(), integerCvt(), dotProducts(), video()};
+}
+
+} // namespace conformance

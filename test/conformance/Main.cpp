@@ -1,0 +1,83 @@
+// The conformance driver: ctest runs it as is (a reduced sample on gfx90a and gfx1100);
+// bench/conformance runs it with --full. One line per family and target; the exit status says
+// whether any case failed that is not a listed known failure.
+#include "Families.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+using namespace conformance;
+
+namespace {
+
+int usage() {
+  std::fprintf(stderr, "usage: conformance [--full] [--family NAME]... [--target NAME]... "
+                       "[--random N] [--seed N] [--verbose] [--list]\n");
+  return 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options O;
+  std::vector<std::string> Families, Targets;
+  bool Verbose = false, List = false;
+  for (int I = 1; I < argc; ++I) {
+    const bool HasValue = I + 1 < argc;
+    if (!std::strcmp(argv[I], "--full")) {
+      O.Random = 200000;
+      O.SpecialCross = 1u << 18;
+    } else if (!std::strcmp(argv[I], "--family") && HasValue) {
+      Families.push_back(argv[++I]);
+    } else if (!std::strcmp(argv[I], "--target") && HasValue) {
+      Targets.push_back(argv[++I]);
+    } else if (!std::strcmp(argv[I], "--random") && HasValue) {
+      O.Random = std::strtoull(argv[++I], nullptr, 0);
+    } else if (!std::strcmp(argv[I], "--seed") && HasValue) {
+      O.Seed = std::strtoull(argv[++I], nullptr, 0);
+    } else if (!std::strcmp(argv[I], "--verbose")) {
+      Verbose = true;
+    } else if (!std::strcmp(argv[I], "--list")) {
+      List = true;
+    } else {
+      return usage();
+    }
+  }
+  if (Targets.empty())
+    Targets = {"gfx90a", "gfx1100"};
+  const std::vector<Family> All = integerFamilies();
+  if (List) {
+    for (const Family &F : All)
+      std::printf("%s: %zu cases\n", F.Name.c_str(), F.Cases.size());
+    return 0;
+  }
+  for (const std::string &Name : Families)
+    if (std::none_of(All.begin(), All.end(), [&](const Family &F) { return F.Name == Name; })) {
+      std::fprintf(stderr, "conformance: no family '%s' (--list shows them)\n", Name.c_str());
+      return 2;
+    }
+
+  unsigned Failed = 0;
+  for (const Family &F : All) {
+    if (!Families.empty() && std::find(Families.begin(), Families.end(), F.Name) == Families.end())
+      continue;
+    for (const std::string &T : Targets) {
+      auto Start = std::chrono::steady_clock::now();
+      FamilyResult R = runFamily(F, T, O, knownFailures());
+      double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+      std::printf("%-14s %-8s cases %4u, inputs %9llu, exhaustive %3u, sampled %4u, passed %4u, "
+                  "failed %u, known failures %u (%.1f s)\n",
+                  R.Family.c_str(), T.c_str(), R.Cases, (unsigned long long)R.Inputs, R.Exhaustive,
+                  R.Sampled, R.Passed, R.Failed, R.ExpectedFailures, Secs);
+      for (const std::string &Line : R.Report)
+        if (Verbose || Line.find("(known failure)") == std::string::npos)
+          std::printf("  %s\n", Line.c_str());
+      std::fflush(stdout);
+      Failed += R.Failed;
+    }
+  }
+  return Failed ? 1 : 0;
+}
