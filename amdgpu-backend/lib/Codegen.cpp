@@ -180,20 +180,7 @@ Error prepareWith(Module &M, const Target &T, const CodegenOptions &Opts, Target
 }
 
 Error optimizeWith(Module &M, const CodegenOptions &Opts, TargetMachine &TM) {
-  LoopAnalysisManager LAM;
-  FunctionAnalysisManager FAM;
-  CGSCCAnalysisManager CGAM;
-  ModuleAnalysisManager MAM;
-  PassBuilder PB(&TM);
-  PB.registerModuleAnalyses(MAM);
-  PB.registerCGSCCAnalyses(CGAM);
-  PB.registerFunctionAnalyses(FAM);
-  PB.registerLoopAnalyses(LAM);
-  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
-  OptimizationLevel L = irLevel(Opts.OptLevel);
-  ModulePassManager MPM = L == OptimizationLevel::O0 ? PB.buildO0DefaultPipeline(L)
-                                                     : PB.buildPerModuleDefaultPipeline(L);
-  MPM.run(M, MAM);
+  runDefaultPipeline(M, TM, Opts.OptLevel);
   return Error::success();
 }
 
@@ -235,6 +222,23 @@ Expected<Session> startSession(Module &M, const Target &T, const CodegenOptions 
 }
 
 } // namespace
+
+void runDefaultPipeline(Module &M, TargetMachine &TM, unsigned OptLevel) {
+  LoopAnalysisManager LAM;
+  FunctionAnalysisManager FAM;
+  CGSCCAnalysisManager CGAM;
+  ModuleAnalysisManager MAM;
+  PassBuilder PB(&TM);
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  OptimizationLevel L = irLevel(OptLevel);
+  ModulePassManager MPM = L == OptimizationLevel::O0 ? PB.buildO0DefaultPipeline(L)
+                                                     : PB.buildPerModuleDefaultPipeline(L);
+  MPM.run(M, MAM);
+}
 
 Error validateOptions(const CodegenOptions &Opts) {
   if (Opts.OptLevel > 3)

@@ -4,12 +4,13 @@
 
 #include "Retarget.h"
 
+#include "ptx2amd/amdgpu-backend/Codegen.h"
+
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -38,26 +39,6 @@ Expected<JITTargetMachineBuilder> hostMachine() {
   return std::move(*JTMB);
 }
 
-void optimize(Module &M, TargetMachine &TM, unsigned OptLevel) {
-  LoopAnalysisManager LAM;
-  FunctionAnalysisManager FAM;
-  CGSCCAnalysisManager CGAM;
-  ModuleAnalysisManager MAM;
-  PassBuilder PB(&TM);
-  PB.registerModuleAnalyses(MAM);
-  PB.registerCGSCCAnalyses(CGAM);
-  PB.registerFunctionAnalyses(FAM);
-  PB.registerLoopAnalyses(LAM);
-  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
-  OptimizationLevel L = OptLevel == 0   ? OptimizationLevel::O0
-                        : OptLevel == 1 ? OptimizationLevel::O1
-                        : OptLevel == 2 ? OptimizationLevel::O2
-                                        : OptimizationLevel::O3;
-  ModulePassManager MPM = L == OptimizationLevel::O0 ? PB.buildO0DefaultPipeline(L)
-                                                     : PB.buildPerModuleDefaultPipeline(L);
-  MPM.run(M, MAM);
-}
-
 } // namespace
 
 Expected<HostTarget> hostTarget() {
@@ -79,7 +60,7 @@ JitModule::create(std::unique_ptr<LLVMContext> Ctx, std::unique_ptr<Module> M, u
   auto TM = JTMB->createTargetMachine();
   if (!TM)
     return TM.takeError();
-  optimize(*M, **TM, OptLevel);
+  amdgpu::runDefaultPipeline(*M, **TM, OptLevel);
   DataLayout DL = M->getDataLayout();
   auto J = LLJITBuilder().setJITTargetMachineBuilder(std::move(*JTMB)).setDataLayout(DL).create();
   if (!J)

@@ -35,7 +35,8 @@
 
 namespace llvm {
 class Module;
-}
+class TargetMachine;
+} // namespace llvm
 
 namespace ptx2amd::amdgpu {
 
@@ -68,6 +69,10 @@ struct CodeObject {
   std::vector<DroppedKernel> Dropped;  ///< kernels of the module that are not in Bytes
   PhaseTimes Times;
 };
+
+/// LLVM's default pipeline at -O\p OptLevel (0..3) for \p TM's target: the project's one IR
+/// pipeline, run for AMDGPU by optimizeModule and for the CPU by host-backend.
+void runDefaultPipeline(llvm::Module &M, llvm::TargetMachine &TM, unsigned OptLevel);
 
 /// Checks the options (opt level, code object version): an error names the bad one.
 llvm::Error validateOptions(const CodegenOptions &Opts);
