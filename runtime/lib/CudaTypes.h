@@ -1,0 +1,221 @@
+//===- CudaTypes.h - the CUDA runtime's C ABI, as far as runtime/ implements it -*- C++ -*-===//
+//
+// The types and constants of CUDA 13's runtime API that the exported functions take and return,
+// written from the ABI (values, field order and sizes as CUDA 13 defines them) so the library
+// builds without the toolkit's headers. The static_asserts pin the layouts that programs read.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+extern "C" {
+
+// Values fixed by CUDA; only those the runtime returns or names are listed.
+enum cudaError_t : int {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInitializationError = 3,
+  cudaErrorCudartUnloading = 4,
+  cudaErrorInvalidConfiguration = 9,
+  cudaErrorInvalidPitchValue = 12,
+  cudaErrorInvalidSymbol = 13,
+  cudaErrorInvalidHostPointer = 16,
+  cudaErrorInvalidDevicePointer = 17,
+  cudaErrorInvalidMemcpyDirection = 21,
+  cudaErrorNotYetImplemented = 31,
+  cudaErrorInsufficientDriver = 35,
+  cudaErrorMissingConfiguration = 52,
+  cudaErrorInvalidDeviceFunction = 98,
+  cudaErrorNoDevice = 100,
+  cudaErrorInvalidDevice = 101,
+  cudaErrorStartupFailure = 127,
+  cudaErrorInvalidKernelImage = 200,
+  cudaErrorNoKernelImageForDevice = 209,
+  cudaErrorInvalidPtx = 218,
+  cudaErrorInvalidResourceHandle = 400,
+  cudaErrorSymbolNotFound = 500,
+  cudaErrorNotReady = 600,
+  cudaErrorIllegalAddress = 700,
+  cudaErrorLaunchOutOfResources = 701,
+  cudaErrorLaunchTimeout = 702,
+  cudaErrorAssert = 710,
+  cudaErrorHardwareStackError = 714,
+  cudaErrorIllegalInstruction = 715,
+  cudaErrorMisalignedAddress = 716,
+  cudaErrorInvalidAddressSpace = 717,
+  cudaErrorInvalidPc = 718,
+  cudaErrorLaunchFailure = 719,
+  cudaErrorCooperativeLaunchTooLarge = 720,
+  cudaErrorNotPermitted = 800,
+  cudaErrorNotSupported = 801,
+  cudaErrorUnknown = 999,
+};
+
+enum cudaMemcpyKind : int {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4,
+};
+
+enum cudaFuncAttribute : int {
+  cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+  cudaFuncAttributePreferredSharedMemoryCarveout = 9,
+};
+
+// cudaDeviceAttr values that cudaDeviceGetAttribute answers.
+enum cudaDeviceAttr : int {
+  cudaDevAttrMaxThreadsPerBlock = 1,
+  cudaDevAttrMaxBlockDimX = 2,
+  cudaDevAttrMaxBlockDimY = 3,
+  cudaDevAttrMaxBlockDimZ = 4,
+  cudaDevAttrMaxGridDimX = 5,
+  cudaDevAttrMaxGridDimY = 6,
+  cudaDevAttrMaxGridDimZ = 7,
+  cudaDevAttrMaxSharedMemoryPerBlock = 8,
+  cudaDevAttrTotalConstantMemory = 9,
+  cudaDevAttrWarpSize = 10,
+  cudaDevAttrMaxPitch = 11,
+  cudaDevAttrMaxRegistersPerBlock = 12,
+  cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrIntegrated = 18,
+  cudaDevAttrCanMapHostMemory = 19,
+  cudaDevAttrConcurrentKernels = 31,
+  cudaDevAttrL2CacheSize = 38,
+  cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+  cudaDevAttrAsyncEngineCount = 40,
+  cudaDevAttrUnifiedAddressing = 41,
+  cudaDevAttrComputeCapabilityMajor = 75,
+  cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+  cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+  cudaDevAttrManagedMemory = 83,
+  cudaDevAttrConcurrentManagedAccess = 89,
+  cudaDevAttrCooperativeLaunch = 95,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+  cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+};
+
+struct dim3 {
+  unsigned x, y, z;
+};
+struct uint3 {
+  unsigned x, y, z;
+};
+
+struct CUuuid_st {
+  char bytes[16];
+};
+
+struct cudaDeviceProp {
+  char name[256];
+  CUuuid_st uuid;
+  char luid[8];
+  unsigned luidDeviceNodeMask;
+  size_t totalGlobalMem;
+  size_t sharedMemPerBlock;
+  int regsPerBlock;
+  int warpSize;
+  size_t memPitch;
+  int maxThreadsPerBlock;
+  int maxThreadsDim[3];
+  int maxGridSize[3];
+  size_t totalConstMem;
+  int major;
+  int minor;
+  size_t textureAlignment;
+  size_t texturePitchAlignment;
+  int multiProcessorCount;
+  int integrated;
+  int canMapHostMemory;
+  // Texture and surface limits: maxTexture1D ... maxSurfaceCubemapLayered[2], 39 ints.
+  int textureAndSurfaceLimits[39];
+  size_t surfaceAlignment;
+  int concurrentKernels;
+  int ECCEnabled;
+  int pciBusID;
+  int pciDeviceID;
+  int pciDomainID;
+  int tccDriver;
+  int asyncEngineCount;
+  int unifiedAddressing;
+  int memoryBusWidth;
+  int l2CacheSize;
+  int persistingL2CacheMaxSize;
+  int maxThreadsPerMultiProcessor;
+  int streamPrioritiesSupported;
+  int globalL1CacheSupported;
+  int localL1CacheSupported;
+  size_t sharedMemPerMultiprocessor;
+  int regsPerMultiprocessor;
+  int managedMemory;
+  int isMultiGpuBoard;
+  int multiGpuBoardGroupID;
+  int hostNativeAtomicSupported;
+  int pageableMemoryAccess;
+  int concurrentManagedAccess;
+  int computePreemptionSupported;
+  int canUseHostPointerForRegisteredMem;
+  int cooperativeLaunch;
+  size_t sharedMemPerBlockOptin;
+  int pageableMemoryAccessUsesHostPageTables;
+  int directManagedMemAccessFromHost;
+  int maxBlocksPerMultiProcessor;
+  int accessPolicyMaxWindowSize;
+  size_t reservedSharedMemPerBlock;
+  // hostRegisterSupported ... hostNumaMultinodeIpcSupported (20 fields of 4 bytes), then
+  // reserved[56].
+  int laterFields[20];
+  int reserved[56];
+};
+static_assert(sizeof(cudaDeviceProp) == 1008, "CUDA 13's cudaDeviceProp is 1008 bytes");
+static_assert(offsetof(cudaDeviceProp, warpSize) == 308);
+static_assert(offsetof(cudaDeviceProp, multiProcessorCount) == 384);
+static_assert(offsetof(cudaDeviceProp, sharedMemPerBlockOptin) == 672);
+static_assert(offsetof(cudaDeviceProp, reserved) == 784);
+
+struct cudaFuncAttributes {
+  size_t sharedSizeBytes;
+  size_t constSizeBytes;
+  size_t localSizeBytes;
+  int maxThreadsPerBlock;
+  int numRegs;
+  int ptxVersion;
+  int binaryVersion;
+  int cacheModeCA;
+  int maxDynamicSharedSizeBytes;
+  int preferredShmemCarveout;
+  int clusterDimMustBeSet;
+  int requiredClusterWidth;
+  int requiredClusterHeight;
+  int requiredClusterDepth;
+  int clusterSchedulingPolicyPreference;
+  int nonPortableClusterSizeAllowed;
+  int reserved[16];
+};
+static_assert(sizeof(cudaFuncAttributes) == 144, "CUDA 13's cudaFuncAttributes is 144 bytes");
+static_assert(offsetof(cudaFuncAttributes, maxDynamicSharedSizeBytes) == 44);
+
+// Opaque handles: programs only pass them back.
+typedef struct CUstream_st *cudaStream_t;
+typedef struct CUevent_st *cudaEvent_t;
+typedef struct CUkern_st *cudaKernel_t;
+
+} // extern "C"
+
+namespace ptx2amd::runtime {
+
+// Flags and special handles, as CUDA defines them.
+inline constexpr unsigned StreamNonBlocking = 0x1;
+inline constexpr unsigned EventDisableTiming = 0x2;
+inline const cudaStream_t StreamLegacy = reinterpret_cast<cudaStream_t>(0x1);
+inline const cudaStream_t StreamPerThread = reinterpret_cast<cudaStream_t>(0x2);
+
+/// What the runtime reports: CUDA 13.0.
+inline constexpr int CudaVersion = 13000;
+
+} // namespace ptx2amd::runtime

@@ -1,0 +1,143 @@
+//===- Errors.cpp - CUDA's error state: per-thread last error, sticky errors, texts ===//
+
+#include "Runtime.h"
+
+#include <atomic>
+
+namespace ptx2amd::runtime {
+namespace {
+
+struct ErrorInfo {
+  cudaError_t Code;
+  const char *Name;
+  const char *Text;
+};
+
+// The runtime's own wording of each error it can return.
+constexpr ErrorInfo Errors[] = {
+    {cudaSuccess, "cudaSuccess", "no error"},
+    {cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
+    {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
+    {cudaErrorInitializationError, "cudaErrorInitializationError",
+     "initialization of the runtime failed"},
+    {cudaErrorCudartUnloading, "cudaErrorCudartUnloading", "the runtime is shutting down"},
+    {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration",
+     "invalid launch configuration"},
+    {cudaErrorInvalidPitchValue, "cudaErrorInvalidPitchValue", "invalid pitch"},
+    {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
+    {cudaErrorInvalidHostPointer, "cudaErrorInvalidHostPointer", "invalid host pointer"},
+    {cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
+    {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection", "invalid copy direction"},
+    {cudaErrorNotYetImplemented, "cudaErrorNotYetImplemented", "not implemented yet"},
+    {cudaErrorInsufficientDriver, "cudaErrorInsufficientDriver", "the driver is too old"},
+    {cudaErrorMissingConfiguration, "cudaErrorMissingConfiguration",
+     "no launch configuration was pushed"},
+    {cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction", "invalid device function"},
+    {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is available"},
+    {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
+    {cudaErrorStartupFailure, "cudaErrorStartupFailure", "runtime start-up failed"},
+    {cudaErrorInvalidKernelImage, "cudaErrorInvalidKernelImage", "invalid device kernel image"},
+    {cudaErrorNoKernelImageForDevice, "cudaErrorNoKernelImageForDevice",
+     "no kernel image is available for execution on the device"},
+    {cudaErrorInvalidPtx, "cudaErrorInvalidPtx", "PTX translation failed"},
+    {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
+    {cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found"},
+    {cudaErrorNotReady, "cudaErrorNotReady", "device work not completed yet"},
+    {cudaErrorIllegalAddress, "cudaErrorIllegalAddress", "illegal memory access in a kernel"},
+    {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources",
+     "too many resources requested for launch"},
+    {cudaErrorLaunchTimeout, "cudaErrorLaunchTimeout", "the kernel timed out"},
+    {cudaErrorAssert, "cudaErrorAssert", "device-side assertion failed"},
+    {cudaErrorHardwareStackError, "cudaErrorHardwareStackError", "device stack error"},
+    {cudaErrorIllegalInstruction, "cudaErrorIllegalInstruction", "illegal instruction"},
+    {cudaErrorMisalignedAddress, "cudaErrorMisalignedAddress", "misaligned address"},
+    {cudaErrorInvalidAddressSpace, "cudaErrorInvalidAddressSpace", "invalid address space"},
+    {cudaErrorInvalidPc, "cudaErrorInvalidPc", "invalid program counter"},
+    {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "the kernel failed"},
+    {cudaErrorCooperativeLaunchTooLarge, "cudaErrorCooperativeLaunchTooLarge",
+     "too many blocks for a cooperative launch"},
+    {cudaErrorNotPermitted, "cudaErrorNotPermitted", "operation not permitted"},
+    {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
+    {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
+};
+
+const ErrorInfo *find(cudaError_t E) {
+  for (const ErrorInfo &I : Errors)
+    if (I.Code == E)
+      return &I;
+  return nullptr;
+}
+
+const char *genericText(cudaError_t E) {
+  const ErrorInfo *I = find(E);
+  return I ? I->Text : "unrecognized error code";
+}
+
+/// Errors after which CUDA's context is unusable: every later call returns them.
+bool isSticky(cudaError_t E) {
+  switch (E) {
+  case cudaErrorIllegalAddress:
+  case cudaErrorLaunchTimeout:
+  case cudaErrorAssert:
+  case cudaErrorHardwareStackError:
+  case cudaErrorIllegalInstruction:
+  case cudaErrorMisalignedAddress:
+  case cudaErrorInvalidAddressSpace:
+  case cudaErrorInvalidPc:
+  case cudaErrorLaunchFailure:
+    return true;
+  default:
+    return false;
+  }
+}
+
+thread_local cudaError_t LastError = cudaSuccess;
+thread_local cudaError_t DetailCode = cudaSuccess; ///< the error Detail belongs to
+thread_local std::string Detail;                   ///< "<text>: <detail>"
+
+std::atomic<cudaError_t> Sticky{cudaSuccess};
+std::once_flag StickyOnce;
+std::string StickyText; ///< written once, before Sticky is published
+
+} // namespace
+
+cudaError_t fail(cudaError_t E, const std::string &Why) {
+  LastError = E;
+  DetailCode = Why.empty() ? cudaSuccess : E;
+  if (!Why.empty())
+    Detail = std::string(genericText(E)) + ": " + Why;
+  if (isSticky(E))
+    std::call_once(StickyOnce, [&] {
+      StickyText = Why.empty() ? genericText(E) : Detail;
+      Sticky.store(E);
+    });
+  return E;
+}
+
+cudaError_t fail(cudaError_t E, llvm::Error Why) { return fail(E, llvm::toString(std::move(Why))); }
+
+cudaError_t stickyError() { return Sticky.load(); }
+
+cudaError_t lastError(bool Reset) {
+  if (cudaError_t S = Sticky.load())
+    return S;
+  cudaError_t E = LastError;
+  if (Reset)
+    LastError = cudaSuccess;
+  return E;
+}
+
+const char *errorName(cudaError_t E) {
+  const ErrorInfo *I = find(E);
+  return I ? I->Name : "cudaErrorUnknown";
+}
+
+const char *errorString(cudaError_t E) {
+  if (E != cudaSuccess && E == Sticky.load())
+    return StickyText.c_str();
+  if (E != cudaSuccess && E == DetailCode)
+    return Detail.c_str();
+  return genericText(E);
+}
+
+} // namespace ptx2amd::runtime

@@ -1,0 +1,373 @@
+//===- Registration.cpp - what nvcc's host code calls: registration and launch ===//
+//
+// A program built by nvcc registers each translation unit's fatbin from a constructor
+// (__cudaRegisterFatBinary, then __cudaRegisterFunction/Var for each kernel and variable, then
+// __cudaRegisterFatBinaryEnd) and unregisters it from an atexit handler. A launch `k<<<g, b, s,
+// st>>>(args)` becomes __cudaPushCallConfiguration, then in k's stub __cudaGetKernel (first use
+// only), __cudaPopCallConfiguration and __cudaLaunchKernel. Nothing is translated at
+// registration: a fatbin's PTX is selected and translated at its first launch or variable use.
+
+#include "Runtime.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <dlfcn.h>
+
+using namespace llvm;
+using namespace ptx2amd;
+using namespace ptx2amd::runtime;
+
+namespace {
+
+struct CallConfiguration {
+  dim3 Grid, Block;
+  size_t SharedBytes;
+  cudaStream_t Stream;
+};
+thread_local std::vector<CallConfiguration> Configurations;
+
+/// The binary that holds \p Address, for messages.
+std::string binaryOf(const void *Address) {
+  Dl_info Info;
+  if (dladdr(Address, &Info) && Info.dli_fname && *Info.dli_fname)
+    return Info.dli_fname;
+  return formatv("fatbin at {0}", Address).str();
+}
+
+FatbinRecord *fatbinOf(void **Handle) { return reinterpret_cast<FatbinRecord *>(Handle); }
+
+/// The PTX's `.target sm_NN` as CUDA's version number (75), 0 when absent.
+int ptxTarget(StringRef Ptx) {
+  size_t At = Ptx.find(".target");
+  if (At == StringRef::npos)
+    return 0;
+  StringRef Rest = Ptx.substr(At + 7).ltrim();
+  int V = 0;
+  if (Rest.consume_front("sm_") && !Rest.consumeInteger(10, V))
+    return V;
+  return 0;
+}
+
+} // namespace
+
+extern "C" {
+
+// Registration cannot report errors: one that fails (out of memory) leaves the fatbin, kernel or
+// variable unregistered, and its use fails later with an error.
+void **__cudaRegisterFatBinary(void *FatCubin) {
+  try {
+    Registry &R = registry();
+    auto F = std::make_unique<FatbinRecord>();
+    F->Wrapper = FatCubin;
+    F->Name = binaryOf(FatCubin);
+    std::lock_guard<std::mutex> Lock(R.Mutex);
+    R.Fatbins.push_back(std::move(F));
+    return reinterpret_cast<void **>(R.Fatbins.back().get());
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void __cudaRegisterFatBinaryEnd(void **Handle) {
+  FatbinRecord *F = fatbinOf(Handle);
+  if (!F || !logging(loader::LogLevel::Info))
+    return;
+  try {
+    log(loader::LogLevel::Info,
+        formatv("registered the fatbin of '{0}': {1} kernels, {2} variables", F->Name,
+                F->Kernels.size(), F->Vars.size())
+            .str());
+  } catch (...) {
+  }
+}
+
+void __cudaUnregisterFatBinary(void **Handle) {
+  FatbinRecord *F = fatbinOf(Handle);
+  if (!F)
+    return;
+  Registry &R = registry();
+  std::lock_guard<std::mutex> Lock(R.Mutex);
+  for (const auto &K : F->Kernels)
+    R.KernelsByHost.erase(K->HostFun);
+  for (const auto &V : F->Vars)
+    R.VarsByHost.erase(V->Address);
+  // The device module stays loaded (see Runtime.h); the records stay for handles the program
+  // may still hold.
+}
+
+void __cudaRegisterFunction(void **Handle, const char *HostFun, char *DeviceFun,
+                            const char *DeviceName, int ThreadLimit, uint3 *Tid, uint3 *Bid,
+                            dim3 *BlockDim, dim3 *GridDim, int *WarpSize) {
+  FatbinRecord *F = fatbinOf(Handle);
+  const char *Name = DeviceName ? DeviceName : DeviceFun;
+  if (!F || !Name)
+    return;
+  try {
+    auto K = std::make_unique<KernelRecord>();
+    K->Fatbin = F;
+    K->Name = Name;
+    K->HostFun = HostFun;
+    log(loader::LogLevel::Debug, "registered kernel '" + K->Name + "'");
+    Registry &R = registry();
+    std::lock_guard<std::mutex> Lock(R.Mutex);
+    F->Kernels.push_back(std::move(K));
+    R.KernelsByHost[HostFun] = F->Kernels.back().get();
+  } catch (...) {
+  }
+}
+
+static void registerVar(void **Handle, void *HostVar, const char *DeviceName, size_t Size,
+                        int Constant, void **ManagedPointer) {
+  FatbinRecord *F = fatbinOf(Handle);
+  if (!F || !DeviceName)
+    return;
+  try {
+    auto V = std::make_unique<VarRecord>();
+    V->Fatbin = F;
+    V->Name = DeviceName;
+    V->Address = HostVar;
+    V->Size = Size;
+    V->Constant = Constant;
+    V->ManagedPointer = ManagedPointer;
+    log(loader::LogLevel::Debug, formatv("registered {0}variable '{1}' ({2} bytes)",
+                                         ManagedPointer ? "managed " : "", V->Name, Size)
+                                     .str());
+    Registry &R = registry();
+    std::lock_guard<std::mutex> Lock(R.Mutex);
+    F->Vars.push_back(std::move(V));
+    R.VarsByHost[HostVar] = F->Vars.back().get();
+  } catch (...) {
+  }
+}
+
+void __cudaRegisterVar(void **Handle, char *HostVar, char *DeviceAddress, const char *DeviceName,
+                       int Ext, size_t Size, int Constant, int Global) {
+  registerVar(Handle, HostVar, DeviceName, Size, Constant, nullptr);
+}
+
+void __cudaRegisterManagedVar(void **Handle, void **HostVarPtrAddress, char *DeviceAddress,
+                              const char *DeviceName, int Ext, size_t Size, int Constant,
+                              int Global) {
+  registerVar(Handle, HostVarPtrAddress, DeviceName, Size, Constant, HostVarPtrAddress);
+}
+
+// Called before the host first touches a __managed__ variable of the module: loads it and points
+// each managed variable's host pointer at the device variable. Nonzero on success.
+char __cudaInitModule(void **Handle) {
+  FatbinRecord *F = fatbinOf(Handle);
+  if (!F)
+    return 0;
+  cudaError_t E = guarded([&]() -> cudaError_t {
+    Context *C = nullptr;
+    loader::LazyModule *M = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    if (cudaError_t E = moduleOf(*C, *F, M))
+      return E;
+    for (const auto &V : F->Vars) {
+      if (!V->ManagedPointer)
+        continue;
+      auto G = M->global(V->Name);
+      if (!G)
+        return fail(cudaErrorInvalidSymbol, G.takeError());
+      *V->ManagedPointer = G->Address;
+    }
+    return cudaSuccess;
+  });
+  return E == cudaSuccess;
+}
+
+unsigned __cudaPushCallConfiguration(dim3 Grid, dim3 Block, size_t SharedBytes,
+                                     cudaStream_t Stream) {
+  try {
+    Configurations.push_back({Grid, Block, SharedBytes, Stream});
+    return 0;
+  } catch (...) {
+    return 1;
+  }
+}
+
+cudaError_t __cudaPopCallConfiguration(dim3 *Grid, dim3 *Block, size_t *SharedBytes, void *Stream) {
+  if (Configurations.empty())
+    return fail(cudaErrorMissingConfiguration);
+  const CallConfiguration &C = Configurations.back();
+  *Grid = C.Grid;
+  *Block = C.Block;
+  *SharedBytes = C.SharedBytes;
+  *static_cast<cudaStream_t *>(Stream) = C.Stream;
+  Configurations.pop_back();
+  return cudaSuccess;
+}
+
+cudaError_t __cudaGetKernel(cudaKernel_t *Kernel, const void *HostFun) {
+  return guarded([&] {
+    KernelRecord *K = findKernel(HostFun);
+    if (!K)
+      return fail(cudaErrorInvalidDeviceFunction,
+                  formatv("{0} is not a registered kernel", HostFun).str());
+    *Kernel = reinterpret_cast<cudaKernel_t>(K);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGetKernel(cudaKernel_t *Kernel, const void *HostFun) {
+  return __cudaGetKernel(Kernel, HostFun);
+}
+
+cudaError_t __cudaLaunchKernel(cudaKernel_t Kernel, dim3 Grid, dim3 Block, void **Args,
+                               size_t SharedBytes, cudaStream_t Stream) {
+  return guarded([&] {
+    return launchKernel(reinterpret_cast<KernelRecord *>(Kernel), Grid, Block, Args, SharedBytes,
+                        Stream);
+  });
+}
+
+// Per-thread default streams are the default stream for now (every launch is ordered with it).
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t Kernel, dim3 Grid, dim3 Block, void **Args,
+                                    size_t SharedBytes, cudaStream_t Stream) {
+  return __cudaLaunchKernel(Kernel, Grid, Block, Args, SharedBytes, Stream);
+}
+
+cudaError_t cudaLaunchKernel(const void *Func, dim3 Grid, dim3 Block, void **Args,
+                             size_t SharedBytes, cudaStream_t Stream) {
+  return guarded(
+      [&] { return launchKernel(findKernel(Func), Grid, Block, Args, SharedBytes, Stream); });
+}
+
+cudaError_t cudaLaunchKernel_ptsz(const void *Func, dim3 Grid, dim3 Block, void **Args,
+                                  size_t SharedBytes, cudaStream_t Stream) {
+  return cudaLaunchKernel(Func, Grid, Block, Args, SharedBytes, Stream);
+}
+
+// The device reports no cooperative launch (cudaDevAttrCooperativeLaunch 0): grid-wide
+// synchronisation is not translated. A kernel without it runs as an ordinary launch.
+cudaError_t cudaLaunchCooperativeKernel(const void *Func, dim3 Grid, dim3 Block, void **Args,
+                                        size_t SharedBytes, cudaStream_t Stream) {
+  return cudaLaunchKernel(Func, Grid, Block, Args, SharedBytes, Stream);
+}
+
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *Attr, const void *Func) {
+  return guarded([&] {
+    KernelRecord *K = findKernel(Func);
+    if (!K)
+      return fail(cudaErrorInvalidDeviceFunction);
+    if (!Attr)
+      return fail(cudaErrorInvalidValue);
+    Context *C = nullptr;
+    const loader::Kernel *DK = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    if (cudaError_t E = resolveKernel(*C, *K, DK))
+      return E;
+    const amdgpu::KernelMetadata &M = DK->metadata();
+    *Attr = {};
+    Attr->sharedSizeBytes = M.GroupSegmentFixedSize;
+    Attr->localSizeBytes = M.PrivateSegmentFixedSize;
+    Attr->maxThreadsPerBlock = int(std::min<uint64_t>(
+        M.MaxFlatWorkgroupSize ? M.MaxFlatWorkgroupSize : 1024, C->Props.maxThreadsPerBlock));
+    Attr->numRegs = int(M.VgprCount);
+    Attr->ptxVersion = Attr->binaryVersion = ptxTarget(K->Fatbin->Module->ptx());
+    int Available = int(C->Props.sharedMemPerBlock - M.GroupSegmentFixedSize);
+    std::lock_guard<std::mutex> Lock(K->Mutex);
+    Attr->maxDynamicSharedSizeBytes =
+        K->MaxDynamicSharedBytes >= 0 ? K->MaxDynamicSharedBytes : Available;
+    Attr->preferredShmemCarveout = -1;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaFuncSetAttribute(const void *Func, cudaFuncAttribute Attr, int Value) {
+  return guarded([&] {
+    KernelRecord *K = findKernel(Func);
+    if (!K)
+      return fail(cudaErrorInvalidDeviceFunction);
+    if (Attr == cudaFuncAttributePreferredSharedMemoryCarveout)
+      return cudaSuccess; // a hint; LDS has no carveout
+    if (Attr != cudaFuncAttributeMaxDynamicSharedMemorySize)
+      return fail(cudaErrorInvalidValue, formatv("function attribute {0}", int(Attr)).str());
+    Context *C = nullptr;
+    const loader::Kernel *DK = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    if (cudaError_t E = resolveKernel(*C, *K, DK))
+      return E;
+    uint64_t Available = C->Props.sharedMemPerBlock - DK->metadata().GroupSegmentFixedSize;
+    if (Value < 0 || uint64_t(Value) > Available)
+      return fail(cudaErrorInvalidValue,
+                  formatv("kernel '{0}': {1} bytes of dynamic shared memory; at most {2}", K->Name,
+                          Value, Available)
+                      .str());
+    std::lock_guard<std::mutex> Lock(K->Mutex);
+    K->MaxDynamicSharedBytes = Value;
+    return cudaSuccess;
+  });
+}
+
+// Caches have no configuration here: accepted, as CUDA does on devices without the choice.
+cudaError_t cudaFuncSetCacheConfig(const void *Func, int CacheConfig) {
+  return guarded(
+      [&] { return findKernel(Func) ? cudaSuccess : fail(cudaErrorInvalidDeviceFunction); });
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *NumBlocks, const void *Func,
+                                                                   int BlockSize,
+                                                                   size_t DynamicShared,
+                                                                   unsigned Flags) {
+  return guarded([&] {
+    KernelRecord *K = findKernel(Func);
+    if (!K)
+      return fail(cudaErrorInvalidDeviceFunction);
+    if (!NumBlocks || BlockSize <= 0)
+      return fail(cudaErrorInvalidValue);
+    Context *C = nullptr;
+    const loader::Kernel *DK = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    if (cudaError_t E = resolveKernel(*C, *K, DK))
+      return E;
+    const cudaDeviceProp &P = C->Props;
+    if (BlockSize > P.maxThreadsPerBlock) {
+      *NumBlocks = 0;
+      return cudaSuccess;
+    }
+    // Bounded by work-items, blocks and LDS per compute unit (registers are not modelled).
+    int Blocks = std::min(P.maxThreadsPerMultiProcessor / BlockSize, P.maxBlocksPerMultiProcessor);
+    uint64_t Lds = DK->metadata().GroupSegmentFixedSize + DynamicShared;
+    if (Lds)
+      Blocks = int(std::min<uint64_t>(Blocks, P.sharedMemPerMultiprocessor / Lds));
+    *NumBlocks = Blocks;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *NumBlocks, const void *Func,
+                                                          int BlockSize, size_t DynamicShared) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(NumBlocks, Func, BlockSize,
+                                                                DynamicShared, 0);
+}
+
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *Bytes, const void *Func,
+                                                      int NumBlocks, int BlockSize) {
+  return guarded([&] {
+    KernelRecord *K = findKernel(Func);
+    if (!K)
+      return fail(cudaErrorInvalidDeviceFunction);
+    if (!Bytes || NumBlocks <= 0 || BlockSize <= 0)
+      return fail(cudaErrorInvalidValue);
+    Context *C = nullptr;
+    const loader::Kernel *DK = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    if (cudaError_t E = resolveKernel(*C, *K, DK))
+      return E;
+    uint64_t PerBlock = C->Props.sharedMemPerMultiprocessor / uint64_t(NumBlocks);
+    PerBlock = std::min<uint64_t>(PerBlock, C->Props.sharedMemPerBlock);
+    uint64_t Static = DK->metadata().GroupSegmentFixedSize;
+    *Bytes = PerBlock > Static ? PerBlock - Static : 0;
+    return cudaSuccess;
+  });
+}
+
+} // extern "C"

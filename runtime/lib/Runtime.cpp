@@ -1,0 +1,272 @@
+//===- Runtime.cpp - the registry, the context, streams, kernels and launches ===//
+
+#include "Runtime.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+using namespace llvm;
+
+namespace ptx2amd::runtime {
+namespace {
+
+loader::LogLevel logLevel() {
+  // Read here, not through the context: registrations are logged before any device exists. A
+  // malformed value is the context's error.
+  static const loader::LogLevel Level = [] {
+    const char *Env = std::getenv("PTX2AMD_LOG");
+    auto L = loader::parseLogLevel(Env ? Env : "");
+    if (!L) {
+      consumeError(L.takeError());
+      return loader::LogLevel::Off;
+    }
+    return *L;
+  }();
+  return Level;
+}
+
+/// CUDA's view of the device: honest limits of the device, 32-lane warps.
+cudaDeviceProp deviceProperties(const loader::DeviceProperties &P) {
+  cudaDeviceProp D{};
+  std::snprintf(D.name, sizeof(D.name), "%s", P.Name.c_str());
+  D.totalGlobalMem = P.GlobalMemoryBytes;
+  // Every target's LDS is available to a block without opting in.
+  D.sharedMemPerBlock = D.sharedMemPerBlockOptin = P.LdsBytesPerWorkgroup;
+  D.sharedMemPerMultiprocessor = P.LdsBytesPerWorkgroup;
+  // A block of 1024 work-items can use 64 VGPRs each on every supported target.
+  D.regsPerBlock = D.regsPerMultiprocessor = 65536;
+  D.warpSize = 32;
+  D.memPitch = 0x7fffffff;
+  D.maxThreadsPerBlock = 1024;
+  D.maxThreadsDim[0] = D.maxThreadsDim[1] = D.maxThreadsDim[2] = 1024;
+  // CUDA's grid limits; a grid past the dispatch packet's 32-bit work-item counts is refused at
+  // launch.
+  D.maxGridSize[0] = 0x7fffffff;
+  D.maxGridSize[1] = D.maxGridSize[2] = 65535;
+  D.totalConstMem = 65536;
+  // The default target of CUDA 13's nvcc, whose PTX the programs carry.
+  D.major = 7;
+  D.minor = 5;
+  D.textureAlignment = D.texturePitchAlignment = D.surfaceAlignment = 256;
+  D.multiProcessorCount = P.ComputeUnits ? int(P.ComputeUnits) : 1;
+  // The host device's memory is the host's.
+  D.integrated = P.Format == loader::ModuleFormat::Ptx;
+  D.canMapHostMemory = 1;
+  D.concurrentKernels = 1;
+  D.unifiedAddressing = 1;
+  D.maxThreadsPerMultiProcessor = 2048;
+  D.managedMemory = 1;
+  D.maxBlocksPerMultiProcessor = 32;
+  return D;
+}
+
+} // namespace
+
+bool logging(loader::LogLevel Level) {
+  return logLevel() >= Level && Level != loader::LogLevel::Off;
+}
+
+void log(loader::LogLevel Level, const std::string &Line) {
+  if (logging(Level))
+    std::fprintf(stderr, "ptx2amd: %s\n", Line.c_str());
+}
+
+Registry &registry() {
+  static Registry *R = new Registry;
+  return *R;
+}
+
+KernelRecord *findKernel(const void *HostFun) {
+  Registry &R = registry();
+  std::lock_guard<std::mutex> Lock(R.Mutex);
+  auto It = R.KernelsByHost.find(HostFun);
+  return It == R.KernelsByHost.end() ? nullptr : It->second;
+}
+
+Context::Context(loader::Device &D, loader::LoaderOptions Opts)
+    : Dev(D), Loader(D, std::move(Opts)), Props(deviceProperties(D.properties())) {}
+
+cudaError_t context(Context *&Out) {
+  static std::once_flag Once;
+  static Context *C = nullptr;
+  static cudaError_t Code = cudaSuccess;
+  static std::string Why;
+  std::call_once(Once, [] {
+    auto Opts = loader::LoaderOptions::fromEnvironment();
+    if (!Opts) {
+      Code = cudaErrorInitializationError;
+      Why = toString(Opts.takeError());
+      return;
+    }
+    auto Dev = loader::selectDevice();
+    if (!Dev) {
+      Code = cudaErrorNoDevice;
+      Why = toString(Dev.takeError());
+      return;
+    }
+    C = new Context(*Dev, std::move(*Opts));
+    log(loader::LogLevel::Info, "device: " + Dev->properties().Name);
+  });
+  if (!C)
+    return fail(Code, Why);
+  Out = C;
+  return cudaSuccess;
+}
+
+cudaError_t synchronizeAll(Context &C) {
+  std::vector<loader::Stream *> All{nullptr};
+  {
+    std::lock_guard<std::mutex> Lock(C.Mutex);
+    for (auto &[Handle, S] : C.Streams)
+      All.push_back(S->Stream.get());
+  }
+  for (loader::Stream *S : All)
+    if (Error E = C.Dev.synchronize(S))
+      return fail(cudaErrorLaunchFailure, std::move(E));
+  return cudaSuccess;
+}
+
+cudaError_t streamFor(Context &C, cudaStream_t S, loader::Stream *&Out) {
+  std::vector<loader::Stream *> Wait;
+  if (S == nullptr || S == StreamLegacy || S == StreamPerThread) {
+    Out = nullptr;
+    std::lock_guard<std::mutex> Lock(C.Mutex);
+    for (auto &[Handle, R] : C.Streams)
+      if (!(R->Flags & StreamNonBlocking))
+        Wait.push_back(R->Stream.get());
+  } else {
+    std::lock_guard<std::mutex> Lock(C.Mutex);
+    auto It = C.Streams.find(S);
+    if (It == C.Streams.end())
+      return fail(cudaErrorInvalidResourceHandle, formatv("no stream {0}", (const void *)S));
+    Out = It->second->Stream.get();
+    if (!(It->second->Flags & StreamNonBlocking))
+      Wait.push_back(nullptr);
+  }
+  for (loader::Stream *W : Wait)
+    if (Error E = C.Dev.synchronize(W))
+      return fail(cudaErrorLaunchFailure, std::move(E));
+  return cudaSuccess;
+}
+
+cudaError_t moduleOf(Context &C, FatbinRecord &F, loader::LazyModule *&Out) {
+  std::lock_guard<std::mutex> Lock(F.Mutex);
+  if (!F.Opened) {
+    F.Opened = true;
+    auto M = C.Loader.openWrapper(F.Wrapper, F.Name);
+    if (M)
+      F.Module = std::move(*M);
+    else
+      F.OpenFailure = toString(M.takeError());
+  }
+  if (!F.Module)
+    return fail(cudaErrorNoKernelImageForDevice, F.OpenFailure);
+  Out = F.Module.get();
+  return cudaSuccess;
+}
+
+cudaError_t resolveKernel(Context &C, KernelRecord &K, const loader::Kernel *&Out) {
+  std::lock_guard<std::mutex> Lock(K.Mutex);
+  if (!K.Resolved) {
+    loader::LazyModule *M = nullptr;
+    std::string Why;
+    if (moduleOf(C, *K.Fatbin, M) != cudaSuccess) {
+      Why = "kernel '" + K.Name + "': " + K.Fatbin->OpenFailure;
+    } else if (auto Found = M->kernel(K.Name)) {
+      K.Resolved = &*Found;
+    } else {
+      Why = toString(Found.takeError());
+    }
+    if (!K.Resolved) {
+      // Once per kernel, whether or not the program looks at the error.
+      if (!K.Reported)
+        std::fprintf(stderr, "ptx2amd: %s\n", Why.c_str());
+      K.Reported = true;
+      return fail(cudaErrorNoKernelImageForDevice, Why);
+    }
+  }
+  Out = K.Resolved;
+  return cudaSuccess;
+}
+
+cudaError_t resolveSymbol(Context &C, const void *Symbol, loader::GlobalSymbol &Out) {
+  VarRecord *V = nullptr;
+  {
+    Registry &R = registry();
+    std::lock_guard<std::mutex> Lock(R.Mutex);
+    if (auto It = R.VarsByHost.find(Symbol); It != R.VarsByHost.end())
+      V = It->second;
+  }
+  if (!V)
+    return fail(cudaErrorInvalidSymbol,
+                formatv("{0} is not a registered device variable", Symbol).str());
+  loader::LazyModule *M = nullptr;
+  if (cudaError_t E = moduleOf(C, *V->Fatbin, M))
+    return E;
+  auto G = M->global(V->Name);
+  if (!G)
+    return fail(cudaErrorInvalidSymbol, G.takeError());
+  Out = *G;
+  return cudaSuccess;
+}
+
+cudaError_t launchKernel(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, size_t SharedBytes,
+                         cudaStream_t S) {
+  if (!K)
+    return fail(cudaErrorInvalidDeviceFunction, "launch of a function that is not a registered "
+                                                "kernel");
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  const cudaDeviceProp &P = C->Props;
+  uint64_t Threads = uint64_t(Block.x) * Block.y * Block.z;
+  if (!Grid.x || !Grid.y || !Grid.z || !Threads || Threads > unsigned(P.maxThreadsPerBlock) ||
+      Block.x > unsigned(P.maxThreadsDim[0]) || Block.y > unsigned(P.maxThreadsDim[1]) ||
+      Block.z > unsigned(P.maxThreadsDim[2]) || Grid.y > unsigned(P.maxGridSize[1]) ||
+      Grid.z > unsigned(P.maxGridSize[2]) || uint64_t(Grid.x) * Block.x > UINT32_MAX ||
+      uint64_t(Grid.y) * Block.y > UINT32_MAX || uint64_t(Grid.z) * Block.z > UINT32_MAX)
+    return fail(cudaErrorInvalidConfiguration,
+                formatv("kernel '{0}': grid ({1},{2},{3}) of blocks ({4},{5},{6})", K->Name, Grid.x,
+                        Grid.y, Grid.z, Block.x, Block.y, Block.z)
+                    .str());
+  const loader::Kernel *DK = nullptr;
+  if (cudaError_t E = resolveKernel(*C, *K, DK))
+    return E;
+  uint64_t StaticLds = DK->metadata().GroupSegmentFixedSize;
+  if (StaticLds + SharedBytes > P.sharedMemPerBlock)
+    return fail(cudaErrorInvalidValue,
+                formatv("kernel '{0}': {1} bytes of dynamic shared memory after {2} static ones "
+                        "exceed the {3} bytes a block may use",
+                        K->Name, SharedBytes, StaticLds, P.sharedMemPerBlock)
+                    .str());
+  loader::Stream *Stream = nullptr;
+  if (cudaError_t E = streamFor(*C, S, Stream))
+    return E;
+
+  amdgpu::LaunchGeometry G;
+  G.Grid[0] = Grid.x, G.Grid[1] = Grid.y, G.Grid[2] = Grid.z;
+  G.Block[0] = Block.x, G.Block[1] = Block.y, G.Block[2] = Block.z;
+  G.DynamicLdsBytes = uint32_t(SharedBytes);
+  uint64_t N;
+  {
+    std::lock_guard<std::mutex> Lock(K->Mutex);
+    N = ++K->Launches;
+  }
+  loader::LogLevel Level = N == 1 ? loader::LogLevel::Info : loader::LogLevel::Debug;
+  if (logging(Level))
+    log(Level, formatv("launch '{0}' grid ({1},{2},{3}) block ({4},{5},{6}) shared {7} stream "
+                       "{8}",
+                       K->Name, Grid.x, Grid.y, Grid.z, Block.x, Block.y, Block.z, SharedBytes,
+                       (const void *)S)
+                   .str());
+  if (Error E = C->Dev.launch(*DK, G, Args, Stream)) {
+    std::string Why = toString(std::move(E));
+    bool Assertion = Why.find("device assertion") != std::string::npos;
+    return fail(Assertion ? cudaErrorAssert : cudaErrorLaunchFailure, Why);
+  }
+  return cudaSuccess;
+}
+
+} // namespace ptx2amd::runtime

@@ -1,0 +1,171 @@
+//===- Runtime.h - state shared by the runtime API's entry points -*- C++ -*-===//
+//
+// The CUDA runtime replacement keeps three kinds of state:
+//  - the registry: what the program registered at start-up (fatbins, kernels by host function,
+//    variables by host shadow), filled before main() and before any device exists;
+//  - the context: the device of the process (loader::selectDevice()) with its module loader,
+//    streams and events, made at the first call that needs the device;
+//  - the error state: CUDA's per-thread last error, and the process-wide sticky error after
+//    which every call fails.
+// None of it is ever destroyed: programs unregister their fatbins from atexit handlers, after
+// function-local statics of the libraries below may be gone.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "CudaTypes.h"
+
+#include "ptx2amd/loader/Device.h"
+#include "ptx2amd/loader/ModuleLoader.h"
+
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ptx2amd::runtime {
+
+//===-- errors -------------------------------------------------------------===//
+
+/// Records \p E as the calling thread's last error (and as the process's sticky error when CUDA
+/// treats it so) and returns it. \p Detail, when given, is what cudaGetErrorString(E) adds to
+/// CUDA's text on this thread until the next error.
+cudaError_t fail(cudaError_t E, const std::string &Detail = {});
+/// fail() with an llvm::Error's text as the detail.
+cudaError_t fail(cudaError_t E, llvm::Error Why);
+/// The sticky error, or cudaSuccess.
+cudaError_t stickyError();
+/// Takes (\p Reset) or reads the last error, as cudaGetLastError/PeekAtLastError do.
+cudaError_t lastError(bool Reset);
+/// CUDA's name, and its text with this thread's detail when \p E is the error it belongs to.
+const char *errorName(cudaError_t E);
+const char *errorString(cudaError_t E);
+
+/// Runs an entry point's body: returns the sticky error without running it, and turns an
+/// exception into an error (C entry points never throw).
+template <typename Body> cudaError_t guarded(Body &&B) noexcept {
+  if (cudaError_t S = stickyError())
+    return S;
+  try {
+    return B();
+  } catch (const std::bad_alloc &) {
+    return fail(cudaErrorMemoryAllocation, "out of host memory");
+  } catch (...) {
+    return fail(cudaErrorUnknown, "internal error (exception)");
+  }
+}
+
+//===-- logging ------------------------------------------------------------===//
+
+/// One line on stderr when PTX2AMD_LOG is at least \p Level.
+void log(loader::LogLevel Level, const std::string &Line);
+bool logging(loader::LogLevel Level);
+
+//===-- registry -----------------------------------------------------------===//
+
+struct FatbinRecord;
+
+struct KernelRecord {
+  FatbinRecord *Fatbin = nullptr;
+  std::string Name; ///< the PTX entry (mangled) name
+  const void *HostFun = nullptr;
+  std::mutex Mutex;
+  const loader::Kernel *Resolved = nullptr;
+  bool Reported = false;          ///< its unavailability was written to stderr
+  int MaxDynamicSharedBytes = -1; ///< cudaFuncAttributeMaxDynamicSharedMemorySize; -1: default
+  uint64_t Launches = 0;
+};
+
+struct VarRecord {
+  FatbinRecord *Fatbin = nullptr;
+  std::string Name;
+  const void *Address = nullptr; ///< the host shadow the program names the variable by
+  size_t Size = 0;
+  bool Constant = false;
+  void **ManagedPointer = nullptr; ///< __managed__: where the host reads the variable's address
+};
+
+struct FatbinRecord {
+  const void *Wrapper = nullptr;
+  std::string Name; ///< the binary that registered it, for messages
+  std::mutex Mutex;
+  bool Opened = false;
+  std::string OpenFailure;
+  std::unique_ptr<loader::LazyModule> Module;
+  std::vector<std::unique_ptr<KernelRecord>> Kernels;
+  std::vector<std::unique_ptr<VarRecord>> Vars;
+};
+
+struct Registry {
+  std::mutex Mutex;
+  std::vector<std::unique_ptr<FatbinRecord>> Fatbins;
+  std::unordered_map<const void *, KernelRecord *> KernelsByHost;
+  std::unordered_map<const void *, VarRecord *> VarsByHost;
+};
+Registry &registry();
+
+/// The registered kernel of host function \p HostFun, or null.
+KernelRecord *findKernel(const void *HostFun);
+
+//===-- context ------------------------------------------------------------===//
+
+struct StreamRecord {
+  std::unique_ptr<loader::Stream> Stream;
+  unsigned Flags = 0;
+};
+
+struct EventRecord {
+  std::unique_ptr<loader::Event> Event;
+  unsigned Flags = 0;
+  bool Recorded = false;
+};
+
+struct Allocation {
+  size_t Bytes = 0;
+  loader::MemoryKind Kind = loader::MemoryKind::Device;
+};
+
+struct Context {
+  loader::Device &Dev;
+  loader::ModuleLoader Loader;
+  cudaDeviceProp Props{};
+
+  std::mutex Mutex; ///< guards what follows
+  std::unordered_map<cudaStream_t, std::unique_ptr<StreamRecord>> Streams;
+  std::unordered_map<cudaEvent_t, std::unique_ptr<EventRecord>> Events;
+  std::map<uintptr_t, Allocation> Allocations; ///< by start address
+  uint64_t DeviceBytes = 0;                    ///< allocated device memory
+
+  Context(loader::Device &D, loader::LoaderOptions Opts);
+};
+
+/// The context, made on the first call; its failure (no device, a malformed setting) is
+/// recorded as the last error and returned every time.
+cudaError_t context(Context *&Out);
+
+/// The stream behind \p S (null: the device's default stream, for the legacy and per-thread
+/// default streams too), after ordering it as CUDA's legacy default stream requires: work on
+/// the default stream waits for every blocking stream, work on a blocking stream waits for the
+/// default stream. The waits are host-side: correct, at the cost of overlap.
+cudaError_t streamFor(Context &C, cudaStream_t S, loader::Stream *&Out);
+/// Waits for every stream of the device (cudaDeviceSynchronize).
+cudaError_t synchronizeAll(Context &C);
+
+/// The module of \p F, opened on first use (fatbin parsed, PTX selected; not yet translated).
+cudaError_t moduleOf(Context &C, FatbinRecord &F, loader::LazyModule *&Out);
+/// The device kernel of \p K, translated on first use. An unavailable kernel is
+/// cudaErrorNoKernelImageForDevice with its name and reason (also written to stderr once).
+cudaError_t resolveKernel(Context &C, KernelRecord &K, const loader::Kernel *&Out);
+/// The device variable registered for host shadow \p Symbol.
+cudaError_t resolveSymbol(Context &C, const void *Symbol, loader::GlobalSymbol &Out);
+
+/// Launches \p K with CUDA's launch arguments.
+cudaError_t launchKernel(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, size_t SharedBytes,
+                         cudaStream_t S);
+
+} // namespace ptx2amd::runtime

@@ -1,0 +1,31 @@
+#!/bin/sh
+# run.sh LIBDIR CACHEDIR TARGET PROGRAM NAME
+# Runs an nvcc-built program (-cudart shared) unmodified on the host device for TARGET, with
+# runtime/'s libcudart.so.13 (in LIBDIR) first on the library path, and passes when the program
+# exits 0 and prints its "PASS NAME" verdict. The JIT cache is a fresh folder per test.
+set -u
+libdir=$1 cache=$2 target=$3 prog=$4 name=$5
+
+export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The library the dynamic linker picks must be ours, not the toolkit's.
+loaded=$(ldd "$prog" | sed -n 's/^[[:space:]]*libcudart\.so\.13 => \([^ ]*\).*/\1/p')
+if [ "$(readlink -f "$loaded")" != "$(readlink -f "$libdir/libcudart.so.13")" ]; then
+  echo "FAIL: $prog loads libcudart.so.13 from '$loaded', not from $libdir"
+  exit 1
+fi
+
+rm -rf "$cache" && mkdir -p "$cache" || exit 1
+# LD_BIND_NOW: a runtime function the program imports and the library lacks fails at start-up,
+# by name, instead of at its first call.
+out=$(LD_BIND_NOW=1 PTX2AMD_DEVICE=host PTX2AMD_HOST_TARGET="$target" PTX2AMD_CACHE_DIR="$cache" \
+  "$prog" 2>&1)
+rc=$?
+printf '%s\n' "$out"
+if [ $rc -ne 0 ]; then
+  echo "FAIL: $prog exited with status $rc"
+  exit 1
+fi
+if ! printf '%s\n' "$out" | grep -qx "PASS $name"; then
+  echo "FAIL: $prog printed no 'PASS $name' line"
+  exit 1
+fi

@@ -1,0 +1,217 @@
+// runtime_api: the runtime API beyond what the other programs use, as CUDA defines it: error
+// state (non-sticky errors taken by cudaGetLastError, a kernel that cannot run reported with its
+// name and the process going on, sticky errors after a device assertion), device properties and
+// attributes, versions, function attributes, occupancy, symbols, 2D copies, cudaMemcpyDefault,
+// __managed__ variables, cudaLaunchKernel, stream and event queries.
+#include <cassert>
+#include <cstdio>
+#include <cstring>
+#include <cuda_runtime.h>
+
+static const char *kName = "runtime_api";
+
+#include "../check.h"
+
+#define EXPECT(cond)                                                                               \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      printf("FAIL %s: %s (line %d)\n", kName, #cond, __LINE__);                                   \
+      return 1;                                                                                    \
+    }                                                                                              \
+  } while (0)
+
+__device__ int d_table[16];
+__managed__ int m_counter = 5;
+
+__global__ void fill(int *out, int n, int base) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = base + i;
+}
+
+__global__ void uses_shared(int *out) {
+  extern __shared__ int dyn[];
+  __shared__ int fixed[64];
+  fixed[threadIdx.x % 64] = threadIdx.x % 64; // the same value from every writer
+  dyn[threadIdx.x] = threadIdx.x * 2;
+  __syncthreads();
+  out[threadIdx.x] = fixed[threadIdx.x % 64] + dyn[blockDim.x - 1 - threadIdx.x];
+}
+
+__global__ void bump_managed() { atomicAdd(&m_counter, 1); }
+
+__global__ void copy_table(int *out) { out[threadIdx.x] = d_table[threadIdx.x] * 3; }
+
+// ldmatrix (a warp-wide matrix load) is not translated: the kernel is unavailable.
+__global__ void unavailable(unsigned *out) {
+  __shared__ unsigned short tile[8 * 8];
+  tile[threadIdx.x * 2] = threadIdx.x;
+  tile[threadIdx.x * 2 + 1] = threadIdx.x;
+  __syncwarp();
+  unsigned r;
+  unsigned addr = (unsigned)__cvta_generic_to_shared(&tile[(threadIdx.x % 8) * 8]);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(r) : "r"(addr));
+  out[threadIdx.x] = r;
+}
+
+__global__ void asserts(int v) { assert(v == 0); }
+
+int main() {
+  // Versions, devices, properties, attributes.
+  int version = 0, count = 0, dev = -1, value = 0;
+  CK(cudaRuntimeGetVersion(&version));
+  EXPECT(version == 13000);
+  CK(cudaDriverGetVersion(&version));
+  EXPECT(version >= 13000);
+  CK(cudaGetDeviceCount(&count));
+  EXPECT(count == 1);
+  CK(cudaSetDevice(0));
+  CK(cudaGetDevice(&dev));
+  EXPECT(dev == 0);
+  EXPECT(cudaSetDevice(1) == cudaErrorInvalidDevice);
+  EXPECT(cudaGetLastError() == cudaErrorInvalidDevice);
+  EXPECT(cudaGetLastError() == cudaSuccess);
+  cudaDeviceProp prop;
+  memset(&prop, 0, sizeof(prop));
+  CK(cudaGetDeviceProperties(&prop, 0));
+  EXPECT(prop.warpSize == 32 && prop.maxThreadsPerBlock == 1024 && prop.name[0]);
+  EXPECT(prop.sharedMemPerBlock >= 32768 && prop.multiProcessorCount >= 1);
+  CK(cudaDeviceGetAttribute(&value, cudaDevAttrWarpSize, 0));
+  EXPECT(value == 32);
+  CK(cudaDeviceGetAttribute(&value, cudaDevAttrMaxSharedMemoryPerBlock, 0));
+  EXPECT(value == (int)prop.sharedMemPerBlock);
+  size_t free_bytes = 0, total_bytes = 0;
+  CK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  EXPECT(total_bytes > 0 && free_bytes <= total_bytes);
+
+  // Errors: names and texts; a bad launch configuration is not sticky.
+  EXPECT(strcmp(cudaGetErrorName(cudaErrorInvalidValue), "cudaErrorInvalidValue") == 0);
+  EXPECT(strcmp(cudaGetErrorString(cudaSuccess), "no error") == 0);
+  int *d = nullptr;
+  const int n = 1000;
+  CK(cudaMalloc(&d, n * sizeof(int)));
+  fill<<<1, 2048>>>(d, n, 0);
+  EXPECT(cudaPeekAtLastError() == cudaErrorInvalidConfiguration);
+  EXPECT(cudaGetLastError() == cudaErrorInvalidConfiguration);
+  EXPECT(cudaGetLastError() == cudaSuccess);
+
+  // cudaLaunchKernel with explicit arguments, and cudaMemcpyDefault.
+  int base = 100, count_arg = n;
+  void *args[] = {&d, &count_arg, &base};
+  CK(cudaLaunchKernel((const void *)fill, dim3((n + 255) / 256), dim3(256), args, 0, 0));
+  static int h[n];
+  CK(cudaMemcpy(h, d, n * sizeof(int), cudaMemcpyDefault));
+  for (int i = 0; i < n; ++i)
+    EXPECT(h[i] == 100 + i);
+
+  // 2D copies: a 3x5 window of a 10-wide host matrix into a pitched device buffer and back.
+  int src[4 * 10], back[3 * 5];
+  for (int i = 0; i < 40; ++i)
+    src[i] = i;
+  int *pitched = nullptr;
+  CK(cudaMalloc(&pitched, 3 * 8 * sizeof(int)));
+  CK(cudaMemcpy2D(pitched, 8 * sizeof(int), src + 1, 10 * sizeof(int), 5 * sizeof(int), 3,
+                  cudaMemcpyHostToDevice));
+  CK(cudaMemcpy2D(back, 5 * sizeof(int), pitched, 8 * sizeof(int), 5 * sizeof(int), 3,
+                  cudaMemcpyDeviceToHost));
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 5; ++c)
+      EXPECT(back[r * 5 + c] == r * 10 + c + 1);
+
+  // Symbols: address, size, copies at an offset.
+  int table[16];
+  for (int i = 0; i < 16; ++i)
+    table[i] = i + 1;
+  size_t size = 0;
+  CK(cudaGetSymbolSize(&size, d_table));
+  EXPECT(size == sizeof(table));
+  void *table_addr = nullptr;
+  CK(cudaGetSymbolAddress(&table_addr, d_table));
+  EXPECT(table_addr != nullptr);
+  CK(cudaMemcpyToSymbol(d_table, table, sizeof(table)));
+  CK(cudaMemcpyToSymbol(d_table, table, 4 * sizeof(int), 12 * sizeof(int)));
+  EXPECT(cudaMemcpyToSymbol(d_table, table, sizeof(table), 4) == cudaErrorInvalidValue);
+  EXPECT(cudaGetLastError() == cudaErrorInvalidValue);
+  copy_table<<<1, 16>>>(d);
+  CK(cudaGetLastError());
+  CK(cudaMemcpy(h, d, 16 * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < 16; ++i)
+    EXPECT(h[i] == 3 * (i < 12 ? i + 1 : i - 11));
+
+  // Function attributes: static shared memory, the dynamic limit, occupancy.
+  cudaFuncAttributes fa;
+  CK(cudaFuncGetAttributes(&fa, uses_shared));
+  EXPECT(fa.maxThreadsPerBlock >= 256);
+  EXPECT(fa.maxDynamicSharedSizeBytes > 0);
+  CK(cudaFuncSetAttribute(uses_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, 4096));
+  CK(cudaFuncGetAttributes(&fa, uses_shared));
+  EXPECT(fa.maxDynamicSharedSizeBytes == 4096);
+  EXPECT(cudaFuncSetAttribute(uses_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, 1 << 30) ==
+         cudaErrorInvalidValue);
+  CK(cudaPeekAtLastError() == cudaErrorInvalidValue ? cudaSuccess : cudaErrorUnknown);
+  cudaGetLastError();
+  int blocks = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, uses_shared, 256, 1024));
+  EXPECT(blocks >= 1);
+  uses_shared<<<1, 256, 256 * sizeof(int)>>>(d);
+  CK(cudaGetLastError());
+  CK(cudaMemcpy(h, d, 256 * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < 256; ++i)
+    EXPECT(h[i] == i % 64 + 2 * (255 - i));
+  // More dynamic shared memory than a block has.
+  uses_shared<<<1, 256, prop.sharedMemPerBlock + 1>>>(d);
+  EXPECT(cudaGetLastError() == cudaErrorInvalidValue);
+
+  // __managed__ variables are read and written by both sides.
+  EXPECT(m_counter == 5);
+  bump_managed<<<2, 64>>>();
+  CK(cudaDeviceSynchronize());
+  EXPECT(m_counter == 5 + 128);
+
+  // Streams and events: queries after the work is done.
+  cudaStream_t s;
+  cudaEvent_t e0, e1;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreateWithFlags(&e1, cudaEventDisableTiming));
+  CK(cudaEventRecord(e0, s));
+  fill<<<4, 256, 0, s>>>(d, n, 7);
+  CK(cudaEventRecord(e1, s));
+  CK(cudaStreamSynchronize(s));
+  CK(cudaStreamQuery(s));
+  CK(cudaEventQuery(e1));
+  float ms = 0;
+  EXPECT(cudaEventElapsedTime(&ms, e0, e1) == cudaErrorInvalidResourceHandle);
+  cudaGetLastError();
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  CK(cudaStreamDestroy(s));
+
+  // A kernel that cannot run: a non-sticky error that names it; everything else goes on.
+  unsigned *du = nullptr;
+  CK(cudaMalloc(&du, 32 * sizeof(unsigned)));
+  unavailable<<<1, 32>>>(du);
+  cudaError_t err = cudaGetLastError();
+  EXPECT(err == cudaErrorNoKernelImageForDevice);
+  EXPECT(strstr(cudaGetErrorString(err), "unavailable") != nullptr);
+  printf("runtime_api: the unavailable kernel's error: %s\n", cudaGetErrorString(err));
+  EXPECT(cudaGetLastError() == cudaSuccess);
+  fill<<<4, 256>>>(d, n, 1);
+  CK(cudaGetLastError());
+  CK(cudaMemcpy(h, d, n * sizeof(int), cudaMemcpyDeviceToHost));
+  EXPECT(h[n - 1] == n);
+  CK(cudaFree(du));
+  CK(cudaFree(pitched));
+  CK(cudaFree(d));
+
+  // A failed device assertion is sticky: every later call returns it.
+  asserts<<<1, 1>>>(1);
+  cudaError_t sticky = cudaDeviceSynchronize();
+  EXPECT(sticky == cudaErrorAssert);
+  EXPECT(cudaMalloc(&d, 4) == cudaErrorAssert);
+  EXPECT(cudaGetLastError() == cudaErrorAssert);
+  EXPECT(cudaGetLastError() == cudaErrorAssert);
+
+  printf("PASS %s\n", kName);
+  return 0;
+}
