@@ -237,9 +237,15 @@ void FunctionLowerer::cvt(const ir::Instruction &I) {
   } else if (isFloat(ST)) {
     if (!IntRound)
       unsupported();
-    // PTX saturates out-of-range values and turns NaN into 0: fptosi.sat / fptoui.sat.
+    // PTX saturates out-of-range values (fptosi.sat / fptoui.sat). A NaN gives 0, except from
+    // an f64 source or into a 64-bit destination, where it gives the top bit alone.
     R = intrinsic(isSigned(DT) ? Intrinsic::fptosi_sat : Intrinsic::fptoui_sat, {DV, A->getType()},
                   {roundToInteger(I, A)});
+    unsigned DB = ir::typeBits(DT);
+    if (DB == 64 || A->getType()->isDoubleTy()) {
+      Value *IsNaN = B.CreateFCmpUNO(A, A);
+      R = B.CreateSelect(IsNaN, ConstantInt::get(DV, APInt::getOneBitSet(DB, DB - 1)), R);
+    }
   } else if (isFloat(DT)) {
     if (IntRound)
       unsupported();

@@ -389,7 +389,7 @@ void FunctionLowerer::testp(const ir::Instruction &I) {
   else if (I.has(Mod::Notanumber))
     C = fcNan;
   else if (I.has(Mod::Normal))
-    C = fcNormal;
+    C = fcNormal | fcZero; // the ISA counts both zeros as normal numbers
   else if (I.has(Mod::Subnormal))
     C = fcSubnormal;
   else
@@ -422,10 +422,13 @@ void FunctionLowerer::floatBinary(const ir::Instruction &I) {
   Round M = rounding(I);
   Value *R;
   if (Approx) {
-    // div.approx: a * (1/b) with the hardware reciprocal (PTX allows 2 ulp).
+    // div.approx: a * (1/b) with the hardware reciprocal (PTX allows 2 ulp). As the ISA
+    // documents, for 2^126 < |b| < 2^128 the reciprocal flushes to zero: the quotient is a zero
+    // of its sign, or NaN for an infinite a.
     if (!A->getType()->isFloatTy())
       unsupported();
-    R = B.CreateFMul(A, intrinsic(Intrinsic::amdgcn_rcp, {A->getType()}, {C}));
+    Value *Rcp = flush(intrinsic(Intrinsic::amdgcn_rcp, {A->getType()}, {C}));
+    R = B.CreateFMul(A, Rcp);
   } else if (M != Round::Nearest) {
     if (I.Op == Opcode::Sub)
       C = B.CreateFNeg(C);

@@ -2,12 +2,17 @@
 #pragma once
 
 #include "Harness.h"
+#include "KernelHarness.h"
 
 #include <optional>
 
 namespace conformance {
 
 std::vector<Family> integerFamilies();
+std::vector<Family> floatFamilies();
+/// Whole-kernel families (KernelHarness.h).
+std::vector<KernelFamily> warpFamilies();
+std::vector<KernelFamily> memoryFamilies();
 
 /// Cases that fail because of a lowering or host-backend bug (KnownFailures.cpp).
 const std::vector<KnownFailure> &knownFailures();

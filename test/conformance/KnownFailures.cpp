@@ -7,8 +7,17 @@
 namespace conformance {
 
 const std::vector<KnownFailure> &knownFailures() {
-  // None at present: the cvt .sat and s8 sign-extension bugs this list held are fixed.
   static const std::vector<KnownFailure> List = {
+      // fma/mad.{rz,rm,rp}.f64: not supported yet (translation fails, the kernel is unavailable).
+      {"float-arith", "fma.rz.f64 %d, %a, %b, %c", ""},
+      {"float-arith", "mad.rz.f64 %d, %a, %b, %c", ""},
+      {"float-arith", "fma.rm.f64 %d, %a, %b, %c", ""},
+      {"float-arith", "mad.rm.f64 %d, %a, %b, %c", ""},
+      {"float-arith", "fma.rp.f64 %d, %a, %b, %c", ""},
+      {"float-arith", "mad.rp.f64 %d, %a, %b, %c", ""},
+      // cvta.param (a generic address of a kernel parameter, PTX 7.7): not supported yet
+      // (translation fails, the kernel is unavailable).
+      {"memory-spaces", "ld through cvta.param, isspacep.param", ""},
   };
   return List;
 }

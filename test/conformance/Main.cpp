@@ -48,25 +48,36 @@ int main(int argc, char **argv) {
   }
   if (Targets.empty())
     Targets = {"gfx90a", "gfx1100"};
-  const std::vector<Family> All = integerFamilies();
+  std::vector<Family> All = integerFamilies();
+  for (Family &F : floatFamilies())
+    All.push_back(std::move(F));
+  std::vector<KernelFamily> Kernels = warpFamilies();
+  for (KernelFamily &F : memoryFamilies())
+    Kernels.push_back(std::move(F));
   if (List) {
     for (const Family &F : All)
       std::printf("%s: %zu cases\n", F.Name.c_str(), F.Cases.size());
+    for (const KernelFamily &F : Kernels)
+      std::printf("%s: %zu cases\n", F.Name.c_str(), F.Cases.size());
     return 0;
   }
+  auto Named = [&](const std::string &Name) {
+    return [&](const auto &F) { return F.Name == Name; };
+  };
   for (const std::string &Name : Families)
-    if (std::none_of(All.begin(), All.end(), [&](const Family &F) { return F.Name == Name; })) {
+    if (std::none_of(All.begin(), All.end(), Named(Name)) &&
+        std::none_of(Kernels.begin(), Kernels.end(), Named(Name))) {
       std::fprintf(stderr, "conformance: no family '%s' (--list shows them)\n", Name.c_str());
       return 2;
     }
 
   unsigned Failed = 0;
-  for (const Family &F : All) {
+  auto Run = [&](const auto &F, auto Runner) {
     if (!Families.empty() && std::find(Families.begin(), Families.end(), F.Name) == Families.end())
-      continue;
+      return;
     for (const std::string &T : Targets) {
       auto Start = std::chrono::steady_clock::now();
-      FamilyResult R = runFamily(F, T, O, knownFailures());
+      FamilyResult R = Runner(F, T, O, knownFailures());
       double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
       std::printf("%-14s %-8s cases %4u, inputs %9llu, exhaustive %3u, sampled %4u, passed %4u, "
                   "failed %u, known failures %u (%.1f s)\n",
@@ -78,6 +89,11 @@ int main(int argc, char **argv) {
       std::fflush(stdout);
       Failed += R.Failed;
     }
-  }
+  };
+  for (const Family &F : All)
+    Run(F, runFamily);
+  // Kernel families report work-items launched as their inputs.
+  for (const KernelFamily &F : Kernels)
+    Run(F, runKernelFamily);
   return Failed ? 1 : 0;
 }
