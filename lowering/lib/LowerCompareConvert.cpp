@@ -468,13 +468,15 @@ void FunctionLowerer::cvtPacked(const ir::Instruction &I) {
 void FunctionLowerer::cvta(const ir::Instruction &I) {
   ir::Type T = type0(I);
   unsigned AS = spaceOf(I);
+  // .param: a kernel's parameters are kernarg (constant) memory, a function's live in private
+  // memory (see address()).
+  if (AS == ~0u)
+    AS = F.IsKernel ? ASConst : ASPrivate;
   Value *A = get(I.Operands[1], T);
   if (AS == ASGlobal || AS == ASConst || AS == ASFlat) {
     def(I.Operands[0], A); // global and constant addresses are the same in the flat space
     return;
   }
-  if (AS == ~0u)
-    unsupported();
   unsigned Bits = ir::typeBits(T);
   if (I.has(Mod::To)) { // generic -> space
     Value *P = B.CreateIntToPtr(convert(A, B.getInt64Ty()), PointerType::get(S.Ctx, ASFlat));

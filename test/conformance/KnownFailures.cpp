@@ -15,9 +15,6 @@ const std::vector<KnownFailure> &knownFailures() {
       {"float-arith", "mad.rm.f64 %d, %a, %b, %c", ""},
       {"float-arith", "fma.rp.f64 %d, %a, %b, %c", ""},
       {"float-arith", "mad.rp.f64 %d, %a, %b, %c", ""},
-      // cvta.param (a generic address of a kernel parameter, PTX 7.7): not supported yet
-      // (translation fails, the kernel is unavailable).
-      {"memory-spaces", "ld through cvta.param, isspacep.param", ""},
   };
   return List;
 }
