@@ -1,5 +1,6 @@
 // The C++ API of the host backend: load (lower, link, optimise as for AMDGPU, retarget, JIT) and
-// launch (kernarg segment and dispatch packet as the HSA path builds them, device output).
+// launch (kernarg segment and dispatch packet as the HSA path builds them, device output); the
+// compiled form of a loaded module (compiled(), loadCompiled()).
 #include "ptx2amd/host-backend/HostDevice.h"
 
 #include "Jit.h"
@@ -10,7 +11,10 @@
 #include "ptx2amd/amdgpu-backend/Kernarg.h"
 #include "ptx2amd/ptx-ir/Reader.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/xxhash.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -55,6 +59,106 @@ void exposeGlobals(Module &M) {
   }
 }
 
+/// The exposed variables (exposeGlobals) with their sizes, before the optimiser runs.
+std::vector<GlobalInfo> listGlobals(const Module &M) {
+  std::vector<GlobalInfo> Out;
+  for (const GlobalVariable &G : M.globals())
+    if ((G.getAddressSpace() == 1 || G.getAddressSpace() == 4) && !G.isDeclaration() &&
+        G.hasExternalLinkage() && !G.getName().starts_with("__ptx2amd"))
+      Out.push_back({G.getName().str(), M.getDataLayout().getTypeAllocSize(G.getValueType())});
+  return Out;
+}
+
+constexpr uint32_t CompiledMagic = 0x43483250; // "P2HC"
+constexpr size_t CompiledHeaderSize = 4 + 4 + 8 + 8;
+
+class Writer {
+public:
+  std::vector<uint8_t> Out;
+  void u8(uint8_t V) { Out.push_back(V); }
+  void u32(uint32_t V) { put(support::endian::byte_swap(V, endianness::little)); }
+  void u64(uint64_t V) { put(support::endian::byte_swap(V, endianness::little)); }
+  void bytes(ArrayRef<uint8_t> B) {
+    u64(B.size());
+    Out.insert(Out.end(), B.begin(), B.end());
+  }
+  void str(StringRef S) { bytes(ArrayRef<uint8_t>(S.bytes_begin(), S.bytes_end())); }
+
+private:
+  template <typename T> void put(T V) {
+    auto *B = reinterpret_cast<const uint8_t *>(&V);
+    Out.insert(Out.end(), B, B + sizeof(T));
+  }
+};
+
+/// Reads until the input runs out; then every read yields zeroes and ok() is false.
+class Reader {
+public:
+  explicit Reader(ArrayRef<uint8_t> In) : In(In) {}
+  bool ok() const { return Ok; }
+  bool atEnd() const { return In.empty(); }
+  uint8_t u8() { return take(1).empty() ? 0 : Last[0]; }
+  uint32_t u32() { return take(4).empty() ? 0 : support::endian::read32le(Last.data()); }
+  uint64_t u64() { return take(8).empty() ? 0 : support::endian::read64le(Last.data()); }
+  ArrayRef<uint8_t> bytes() { return take(u64()); }
+  std::string str() { return toStringRef(bytes()).str(); }
+
+private:
+  ArrayRef<uint8_t> take(uint64_t N) {
+    if (!Ok || N > In.size()) {
+      Ok = false;
+      In = {};
+      return Last = {};
+    }
+    Last = In.take_front(N);
+    In = In.drop_front(N);
+    return Last;
+  }
+  ArrayRef<uint8_t> In, Last;
+  bool Ok = true;
+};
+
+void writeMetadata(Writer &W, const amdgpu::KernelMetadata &M) {
+  W.str(M.Name);
+  W.str(M.Symbol);
+  for (uint64_t V : {M.KernargSegmentSize, M.KernargSegmentAlign, M.GroupSegmentFixedSize,
+                     M.PrivateSegmentFixedSize, M.VgprCount, M.SgprCount, M.AgprCount,
+                     M.VgprSpillCount, M.SgprSpillCount, M.WavefrontSize, M.MaxFlatWorkgroupSize})
+    W.u64(V);
+  W.u8(M.UsesDynamicStack);
+  W.u32(uint32_t(M.Args.size()));
+  for (const amdgpu::KernelArgMetadata &A : M.Args) {
+    W.str(A.Name);
+    W.str(A.TypeName);
+    W.u64(A.Offset);
+    W.u64(A.Size);
+    W.str(A.ValueKind);
+    W.str(A.AddressSpace);
+  }
+}
+
+void readMetadata(Reader &R, amdgpu::KernelMetadata &M) {
+  M.Name = R.str();
+  M.Symbol = R.str();
+  for (uint64_t *V :
+       {&M.KernargSegmentSize, &M.KernargSegmentAlign, &M.GroupSegmentFixedSize,
+        &M.PrivateSegmentFixedSize, &M.VgprCount, &M.SgprCount, &M.AgprCount, &M.VgprSpillCount,
+        &M.SgprSpillCount, &M.WavefrontSize, &M.MaxFlatWorkgroupSize})
+    *V = R.u64();
+  M.UsesDynamicStack = R.u8();
+  uint32_t N = R.u32();
+  for (uint32_t I = 0; I < N && R.ok(); ++I) {
+    amdgpu::KernelArgMetadata A;
+    A.Name = R.str();
+    A.TypeName = R.str();
+    A.Offset = R.u64();
+    A.Size = R.u64();
+    A.ValueKind = R.str();
+    A.AddressSpace = R.str();
+    M.Args.push_back(std::move(A));
+  }
+}
+
 } // namespace
 
 struct KernelEntry {
@@ -62,6 +166,7 @@ struct KernelEntry {
   std::string Unavailable;
   bool Fibers = false;
   amdgpu::KernelMetadata Meta;
+  std::string EntrySymbol, LoopSymbol; ///< LoopSymbol is empty for kernels that need fibers
   EntryFn Entry = nullptr;
   LoopFn Loop = nullptr;
 };
@@ -70,7 +175,10 @@ struct LoadedModule::Impl {
   const amdgpu::Target *T = nullptr;
   std::unique_ptr<JitModule> Jit;
   std::vector<KernelEntry> Kernels;
+  std::vector<GlobalInfo> Globals;
   uint32_t StaticLdsBytes = 0;
+  bool HasOutput = false;
+  std::string HostIdentity;      ///< what the object was compiled for (hostIdentity())
   void **OutputBuffer = nullptr; ///< the module's __ptx2amd_output_buffer, when it has one
   std::mutex LaunchMutex;        ///< the output buffer variable is per module
 
@@ -79,6 +187,35 @@ struct LoadedModule::Impl {
       if (K.Name == Name)
         return &K;
     return nullptr;
+  }
+
+  /// Resolves the entry points and the output buffer in the linked object.
+  Error bind() {
+    for (KernelEntry &K : Kernels) {
+      if (!K.Unavailable.empty())
+        continue;
+      if (K.EntrySymbol.empty()) {
+        K.Unavailable = "not in the translated module";
+        continue;
+      }
+      auto E = Jit->lookup(K.EntrySymbol);
+      if (!E)
+        return E.takeError();
+      K.Entry = reinterpret_cast<EntryFn>(*E);
+      if (!K.LoopSymbol.empty()) {
+        auto Lp = Jit->lookup(K.LoopSymbol);
+        if (!Lp)
+          return Lp.takeError();
+        K.Loop = reinterpret_cast<LoopFn>(*Lp);
+      }
+    }
+    if (HasOutput) {
+      auto A = Jit->lookup(amdgpu::OutputBufferSymbol);
+      if (!A)
+        return A.takeError();
+      OutputBuffer = reinterpret_cast<void **>(*A);
+    }
+    return Error::success();
   }
 };
 
@@ -109,6 +246,43 @@ Expected<void *> LoadedModule::global(StringRef Name) const {
   if (!A)
     return A.takeError();
   return reinterpret_cast<void *>(*A);
+}
+
+const std::vector<GlobalInfo> &LoadedModule::globals() const { return P->Globals; }
+
+const amdgpu::KernelMetadata *LoadedModule::metadata(StringRef Kernel) const {
+  KernelEntry *K = P->find(Kernel);
+  return K && K->Unavailable.empty() ? &K->Meta : nullptr;
+}
+
+std::vector<uint8_t> LoadedModule::compiled() const {
+  Writer Body;
+  Body.str(P->T->Name);
+  Body.str(P->HostIdentity);
+  Body.u32(P->StaticLdsBytes);
+  Body.u8(P->HasOutput);
+  Body.u32(uint32_t(P->Kernels.size()));
+  for (const KernelEntry &K : P->Kernels) {
+    Body.str(K.Name);
+    Body.str(K.Unavailable);
+    Body.u8(K.Fibers);
+    Body.str(K.EntrySymbol);
+    Body.str(K.LoopSymbol);
+    writeMetadata(Body, K.Meta);
+  }
+  Body.u32(uint32_t(P->Globals.size()));
+  for (const GlobalInfo &G : P->Globals) {
+    Body.str(G.Name);
+    Body.u64(G.Size);
+  }
+  Body.bytes(P->Jit->object());
+  Writer W;
+  W.u32(CompiledMagic);
+  W.u32(CompiledFormatVersion);
+  W.u64(xxh3_64bits(Body.Out));
+  W.u64(Body.Out.size());
+  W.Out.insert(W.Out.end(), Body.Out.begin(), Body.Out.end());
+  return std::move(W.Out);
 }
 
 Expected<std::unique_ptr<Device>> Device::create() {
@@ -150,6 +324,7 @@ Device::load(lowering::LoweredModule L, const amdgpu::Target &T, const LoadOptio
   }
   Module &M = *L.Module;
   exposeGlobals(M);
+  P->Globals = listGlobals(M);
   amdgpu::CodegenOptions CO{Opts.OptLevel, 5};
   std::vector<amdgpu::DroppedKernel> Dropped;
   if (Error E = amdgpu::optimizeModule(M, T, CO, &Dropped))
@@ -157,11 +332,15 @@ Device::load(lowering::LoweredModule L, const amdgpu::Target &T, const LoadOptio
   for (const amdgpu::DroppedKernel &D : Dropped)
     if (KernelEntry *K = P->find(D.Name); K && K->Unavailable.empty())
       K->Unavailable = D.Reason;
-  bool HasOutput = M.getNamedGlobal(amdgpu::OutputBufferSymbol) != nullptr;
+  P->HasOutput = M.getNamedGlobal(amdgpu::OutputBufferSymbol) != nullptr;
 
   auto HT = hostTarget();
   if (!HT)
     return HT.takeError();
+  auto Identity = hostIdentity();
+  if (!Identity)
+    return Identity.takeError();
+  P->HostIdentity = std::move(*Identity);
   auto R = retargetModule(M, T, HT->Triple, HT->DataLayout);
   if (!R)
     return R.takeError();
@@ -179,28 +358,68 @@ Device::load(lowering::LoweredModule L, const amdgpu::Target &T, const LoadOptio
     K->Fibers = RK.NeedsFibers;
     K->Meta = std::move(RK.Meta);
     K->Meta.GroupSegmentFixedSize = P->StaticLdsBytes;
-    if (!K->Unavailable.empty())
-      continue;
-    auto E = P->Jit->lookup(RK.Entry);
-    if (!E)
-      return E.takeError();
-    K->Entry = reinterpret_cast<EntryFn>(*E);
-    if (!RK.Loop.empty()) {
-      auto Lp = P->Jit->lookup(RK.Loop);
-      if (!Lp)
-        return Lp.takeError();
-      K->Loop = reinterpret_cast<LoopFn>(*Lp);
-    }
+    K->EntrySymbol = RK.Entry;
+    K->LoopSymbol = RK.Loop;
   }
-  for (KernelEntry &K : P->Kernels)
-    if (K.Unavailable.empty() && !K.Entry)
-      K.Unavailable = "not in the translated module";
-  if (HasOutput) {
-    auto A = P->Jit->lookup(amdgpu::OutputBufferSymbol);
-    if (!A)
-      return A.takeError();
-    P->OutputBuffer = reinterpret_cast<void **>(*A);
+  if (Error E = P->bind())
+    return E;
+  return std::unique_ptr<LoadedModule>(new LoadedModule(std::move(P)));
+}
+
+Expected<std::unique_ptr<LoadedModule>> Device::loadCompiled(ArrayRef<uint8_t> Bytes,
+                                                             const amdgpu::Target &T) {
+  auto Refuse = [](const Twine &Why) { return makeError("compiled host module refused: " + Why); };
+  Reader Header(Bytes.take_front(CompiledHeaderSize));
+  uint32_t Magic = Header.u32(), Version = Header.u32();
+  uint64_t Checksum = Header.u64(), Size = Header.u64();
+  if (!Header.ok() || Magic != CompiledMagic)
+    return Refuse("not a compiled host module");
+  if (Version != CompiledFormatVersion)
+    return Refuse("format version " + Twine(Version) + ", expected " +
+                  Twine(CompiledFormatVersion));
+  ArrayRef<uint8_t> Body = Bytes.drop_front(CompiledHeaderSize);
+  if (Body.size() != Size || xxh3_64bits(Body) != Checksum)
+    return Refuse("checksum mismatch (truncated or corrupt)");
+  Reader R(Body);
+  auto P = std::make_unique<LoadedModule::Impl>();
+  P->T = &T;
+  if (std::string Target = R.str(); Target != T.Name)
+    return Refuse("compiled for " + Target + ", not " + T.Name);
+  auto Identity = hostIdentity();
+  if (!Identity)
+    return Identity.takeError();
+  if (std::string Host = R.str(); Host != *Identity)
+    return Refuse("compiled for host '" + Host + "', this one is '" + *Identity + "'");
+  P->HostIdentity = std::move(*Identity);
+  P->StaticLdsBytes = R.u32();
+  P->HasOutput = R.u8();
+  uint32_t NumKernels = R.u32();
+  for (uint32_t I = 0; I < NumKernels && R.ok(); ++I) {
+    KernelEntry K;
+    K.Name = R.str();
+    K.Unavailable = R.str();
+    K.Fibers = R.u8();
+    K.EntrySymbol = R.str();
+    K.LoopSymbol = R.str();
+    readMetadata(R, K.Meta);
+    P->Kernels.push_back(std::move(K));
   }
+  uint32_t NumGlobals = R.u32();
+  for (uint32_t I = 0; I < NumGlobals && R.ok(); ++I) {
+    GlobalInfo G;
+    G.Name = R.str();
+    G.Size = R.u64();
+    P->Globals.push_back(std::move(G));
+  }
+  ArrayRef<uint8_t> Object = R.bytes();
+  if (!R.ok() || !R.atEnd())
+    return Refuse("malformed body");
+  auto J = JitModule::link(Object, runtimeSymbols());
+  if (!J)
+    return J.takeError();
+  P->Jit = std::move(*J);
+  if (Error E = P->bind())
+    return E;
   return std::unique_ptr<LoadedModule>(new LoadedModule(std::move(P)));
 }
 

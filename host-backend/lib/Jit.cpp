@@ -1,16 +1,19 @@
 // ORC LLJIT per loaded module: the retargeted module is optimised with the host's target machine
-// (the kernels' loop wrappers inline the kernel bodies there), then compiled on first lookup.
+// (the kernels' loop wrappers inline the kernel bodies there) and compiled to an object here, so
+// that the object can be kept (LoadedModule::compiled) and linked again without the IR.
 #include "Jit.h"
 
 #include "Retarget.h"
 
 #include "ptx2amd/amdgpu-backend/Codegen.h"
 
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -51,20 +54,23 @@ Expected<HostTarget> hostTarget() {
   return HostTarget{JTMB->getTargetTriple().str(), hostDataLayout(*DL)};
 }
 
-Expected<std::unique_ptr<JitModule>>
-JitModule::create(std::unique_ptr<LLVMContext> Ctx, std::unique_ptr<Module> M, unsigned OptLevel,
-                  const std::vector<std::pair<const char *, void *>> &Runtime) {
+Expected<std::string> hostIdentity() {
   auto JTMB = hostMachine();
   if (!JTMB)
     return JTMB.takeError();
-  auto TM = JTMB->createTargetMachine();
-  if (!TM)
-    return TM.takeError();
-  amdgpu::runDefaultPipeline(*M, **TM, OptLevel);
-  DataLayout DL = M->getDataLayout();
-  auto J = LLJITBuilder().setJITTargetMachineBuilder(std::move(*JTMB)).setDataLayout(DL).create();
+  return JTMB->getTargetTriple().str() + " " + JTMB->getCPU() + " " +
+         JTMB->getFeatures().getString();
+}
+
+Expected<std::unique_ptr<JitModule>> JitModule::link(ArrayRef<uint8_t> Object,
+                                                     const RuntimeSymbols &Runtime) {
+  auto JTMB = hostMachine();
+  if (!JTMB)
+    return JTMB.takeError();
+  auto J = LLJITBuilder().setJITTargetMachineBuilder(std::move(*JTMB)).create();
   if (!J)
     return J.takeError();
+  const DataLayout &DL = (*J)->getDataLayout();
   auto Gen = DynamicLibrarySearchGenerator::GetForCurrentProcess(DL.getGlobalPrefix());
   if (!Gen)
     return Gen.takeError();
@@ -76,11 +82,36 @@ JitModule::create(std::unique_ptr<LLVMContext> Ctx, std::unique_ptr<Module> M, u
                                             JITSymbolFlags::Exported | JITSymbolFlags::Callable};
   if (Error E = Main.define(absoluteSymbols(std::move(Symbols))))
     return E;
-  if (Error E = (*J)->addIRModule(ThreadSafeModule(std::move(M), std::move(Ctx))))
-    return E;
   std::unique_ptr<JitModule> R(new JitModule);
+  R->Object.assign(Object.begin(), Object.end());
+  // ORC reads the object from a buffer that refers to R->Object, which outlives the LLJIT.
+  if (Error E = (*J)->addObjectFile(MemoryBuffer::getMemBuffer(
+          StringRef(reinterpret_cast<const char *>(R->Object.data()), R->Object.size()),
+          "ptx2amd-host-object", /*RequiresNullTerminator=*/false)))
+    return E;
   R->J = std::move(*J);
   return R;
+}
+
+Expected<std::unique_ptr<JitModule>> JitModule::create(std::unique_ptr<LLVMContext> Ctx,
+                                                       std::unique_ptr<Module> M, unsigned OptLevel,
+                                                       const RuntimeSymbols &Runtime) {
+  auto JTMB = hostMachine();
+  if (!JTMB)
+    return JTMB.takeError();
+  auto TM = JTMB->createTargetMachine();
+  if (!TM)
+    return TM.takeError();
+  amdgpu::runDefaultPipeline(*M, **TM, OptLevel);
+  auto Object = SimpleCompiler(**TM)(*M);
+  if (!Object)
+    return Object.takeError();
+  // The IR is no longer needed: free it before linking.
+  M.reset();
+  Ctx.reset();
+  return link(ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>((*Object)->getBufferStart()),
+                                (*Object)->getBufferSize()),
+              Runtime);
 }
 
 JitModule::~JitModule() = default;

@@ -1,6 +1,7 @@
 // ORC JIT of retargeted modules (the only file with ORC includes: they are slow to compile).
 #pragma once
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -27,21 +28,36 @@ struct HostTarget {
 };
 llvm::Expected<HostTarget> hostTarget();
 
-/// A retargeted module, optimised for the host and compiled in process.
+/// The triple, CPU and features host code is generated for: an object compiled for another
+/// identity may use instructions this CPU lacks.
+llvm::Expected<std::string> hostIdentity();
+
+using RuntimeSymbols = std::vector<std::pair<const char *, void *>>;
+
+/// A retargeted module, optimised for the host, compiled to an x86-64 object and linked in
+/// process.
 class JitModule {
 public:
-  /// Optimises \p M at \p OptLevel (0..3) for the host, then JITs it. \p Runtime lists the
-  /// symbols the module may call in the emulator; the C library is reachable too.
-  static llvm::Expected<std::unique_ptr<JitModule>>
-  create(std::unique_ptr<llvm::LLVMContext> Ctx, std::unique_ptr<llvm::Module> M, unsigned OptLevel,
-         const std::vector<std::pair<const char *, void *>> &Runtime);
+  /// Optimises \p M at \p OptLevel (0..3) for the host, compiles it, then links the object.
+  /// \p Runtime lists the symbols the module may call in the emulator; the C library is
+  /// reachable too.
+  static llvm::Expected<std::unique_ptr<JitModule>> create(std::unique_ptr<llvm::LLVMContext> Ctx,
+                                                           std::unique_ptr<llvm::Module> M,
+                                                           unsigned OptLevel,
+                                                           const RuntimeSymbols &Runtime);
+  /// Links an object that create() compiled (object()), for the same hostIdentity().
+  static llvm::Expected<std::unique_ptr<JitModule>> link(llvm::ArrayRef<uint8_t> Object,
+                                                         const RuntimeSymbols &Runtime);
   ~JitModule();
 
-  /// The address of a symbol of the module (compiling it on first use).
+  /// The address of a symbol of the module (linking the object on first use).
   llvm::Expected<uint64_t> lookup(llvm::StringRef Name);
+  /// The object code linked.
+  llvm::ArrayRef<uint8_t> object() const { return Object; }
 
 private:
   JitModule() = default;
+  std::vector<uint8_t> Object; ///< before J: the LLJIT reads it until it is destroyed
   std::unique_ptr<llvm::orc::LLJIT> J;
 };
 

@@ -10,16 +10,13 @@
 // has nothing left to report) and an event records the time at which record() is called.
 
 #include "ptx2amd/loader/Device.h"
+#include "ptx2amd/loader/ModuleLoader.h"
 
 #include "ptx2amd/amdgpu-backend/DeviceOutput.h"
 #include "ptx2amd/host-backend/HostDevice.h"
-#include "ptx2amd/ptx-grammar/Source.h"
-#include "ptx2amd/ptx-ir/IR.h"
-#include "ptx2amd/ptx-ir/Reader.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringMap.h"
-#include "llvm/Support/MathExtras.h"
 
 #include <chrono>
 #include <cstdio>
@@ -49,55 +46,6 @@ public:
   HostModule *Owner = nullptr;
 };
 
-/// What host-backend does not report of a module: kernel argument layouts and variable sizes,
-/// read from the PTX's declarations (module level only: no body is built).
-struct Declarations {
-  StringMap<amdgpu::KernelMetadata> Kernels;
-  StringMap<uint64_t> GlobalSizes;
-};
-
-/// The explicit arguments at CUDA's parameter-buffer offsets (natural or `.align` alignment),
-/// then the code object v5 hidden ones: the layout host-backend's launch packs.
-amdgpu::KernelMetadata kernelLayout(const ir::Function &F, const amdgpu::Target &T) {
-  amdgpu::KernelMetadata M;
-  M.Name = F.Name;
-  M.Symbol = F.Name + ".kd";
-  uint64_t Offset = 0;
-  for (const ir::Variable &P : F.Params) {
-    amdgpu::KernelArgMetadata A;
-    A.Name = P.Name;
-    A.ValueKind = "by_value";
-    A.Size = P.sizeInBytes();
-    uint64_t Alignment = P.Align ? P.Align : std::max(1u, ir::typeBits(P.Ty) / 8);
-    Offset = alignTo(Offset, Alignment);
-    A.Offset = Offset;
-    Offset += A.Size;
-    M.Args.push_back(std::move(A));
-  }
-  for (amdgpu::KernelArgMetadata &H : amdgpu::codeObjectV5HiddenArgs(Offset))
-    M.Args.push_back(std::move(H));
-  M.KernargSegmentSize = alignTo(Offset, 8) + 256;
-  M.KernargSegmentAlign = 16;
-  M.WavefrontSize = T.WaveSize;
-  M.MaxFlatWorkgroupSize = 1024;
-  return M;
-}
-
-Expected<Declarations> readDeclarations(const ModuleImage &Image, const amdgpu::Target &T) {
-  auto M = ir::readModule(SourceText::borrow(Image.Name, Image.Ptx),
-                          {/*Lazy=*/true, /*Threads=*/1, /*Verify=*/false});
-  if (!M)
-    return M.takeError();
-  Declarations D;
-  for (const auto &F : (*M)->Functions)
-    if (F->IsKernel)
-      D.Kernels[F->Name] = kernelLayout(*F, T);
-  for (const ir::Variable &V : (*M)->Globals)
-    if (V.Sp == ir::Space::Global || V.Sp == ir::Space::Const)
-      D.GlobalSizes[V.Name] = V.sizeInBytes();
-  return D;
-}
-
 class HostModule final : public Module {
 public:
   Expected<const Kernel &> kernel(StringRef Name) override;
@@ -105,7 +53,6 @@ public:
 
   std::string Name;
   std::unique_ptr<host::LoadedModule> Loaded;
-  Declarations Decls;
   std::mutex Mutex;
   std::map<std::string, std::unique_ptr<HostKernel>, std::less<>> Kernels;
 };
@@ -117,23 +64,24 @@ Expected<const Kernel &> HostModule::kernel(StringRef KernelName) {
   // host-backend's reason names a missing kernel as well as one that cannot run.
   if (std::string Why = Loaded->unavailableReason(KernelName); !Why.empty())
     return makeError("kernel '" + KernelName + "' of '" + Name + "' cannot run: " + Why);
-  auto Decl = Decls.Kernels.find(KernelName);
-  if (Decl == Decls.Kernels.end())
+  const amdgpu::KernelMetadata *Meta = Loaded->metadata(KernelName);
+  if (!Meta)
     return makeError("no kernel '" + KernelName + "' in '" + Name + "'");
   auto K = std::make_unique<HostKernel>();
-  K->Meta = Decl->second;
+  K->Meta = *Meta;
   K->Owner = this;
   return *Kernels.emplace(KernelName.str(), std::move(K)).first->second;
 }
 
 Expected<GlobalSymbol> HostModule::global(StringRef VarName) {
-  auto Size = Decls.GlobalSizes.find(VarName);
-  if (Size == Decls.GlobalSizes.end())
+  const std::vector<host::GlobalInfo> &Globals = Loaded->globals();
+  auto G = llvm::find_if(Globals, [&](const host::GlobalInfo &G) { return G.Name == VarName; });
+  if (G == Globals.end())
     return makeError("no variable '" + VarName + "' in '" + Name + "'");
   auto Address = Loaded->global(VarName);
   if (!Address)
     return Address.takeError();
-  return GlobalSymbol{*Address, Size->second};
+  return GlobalSymbol{*Address, G->Size};
 }
 
 class HostStream final : public Stream {};
@@ -154,6 +102,7 @@ public:
   Error copy(void *Dst, const void *Src, size_t Bytes, CopyKind Kind, Stream *S) override;
   Error memset(void *Dst, uint8_t Value, size_t Bytes, Stream *S) override;
   Expected<std::unique_ptr<Module>> loadModule(const ModuleImage &Image) override;
+  Expected<std::unique_ptr<Module>> loadCompiled(StringRef Name, ArrayRef<uint8_t> Compiled);
   Error launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *S) override;
   Expected<std::unique_ptr<Stream>> createStream() override;
   Error synchronize(Stream *S) override;
@@ -221,16 +170,23 @@ Error HostDevice::memset(void *Dst, uint8_t Value, size_t Bytes, Stream *) {
 Expected<std::unique_ptr<Module>> HostDevice::loadModule(const ModuleImage &Image) {
   if (Image.Ptx.empty())
     return makeError("module '" + Image.Name + "' has no PTX: the host device translates PTX");
-  auto Decls = readDeclarations(Image, *Props.Target);
-  if (!Decls)
-    return Decls.takeError();
   auto Loaded = Impl->loadPtx(Image.Ptx, Image.Name, *Props.Target, {Image.OptLevel});
   if (!Loaded)
     return Loaded.takeError();
   auto M = std::make_unique<HostModule>();
   M->Name = Image.Name;
   M->Loaded = std::move(*Loaded);
-  M->Decls = std::move(*Decls);
+  return M;
+}
+
+Expected<std::unique_ptr<Module>> HostDevice::loadCompiled(StringRef Name,
+                                                           ArrayRef<uint8_t> Compiled) {
+  auto Loaded = Impl->loadCompiled(Compiled, *Props.Target);
+  if (!Loaded)
+    return Loaded.takeError();
+  auto M = std::make_unique<HostModule>();
+  M->Name = Name.str();
+  M->Loaded = std::move(*Loaded);
   return M;
 }
 
@@ -292,6 +248,16 @@ Expected<float> HostDevice::elapsedMs(Event &Start, Event &End) {
 }
 
 } // namespace
+
+// Every ModuleFormat::Ptx device is a HostDevice (Device.h), and its modules HostModules.
+std::vector<uint8_t> hostCompiledForm(Module &M) {
+  return static_cast<HostModule &>(M).Loaded->compiled();
+}
+
+Expected<std::unique_ptr<Module>> loadHostCompiled(Device &D, StringRef Name,
+                                                   ArrayRef<uint8_t> Compiled) {
+  return static_cast<HostDevice &>(D).loadCompiled(Name, Compiled);
+}
 
 Expected<std::unique_ptr<Device>> createHostDevice(const amdgpu::Target &T) {
   auto D = host::Device::create();

@@ -236,34 +236,34 @@ Error ModuleLoader::loadModule(LazyModule &M) {
   auto Start = std::chrono::steady_clock::now();
   ModuleImage Image{M.Name, {}, M.Ptx, Opts.OptLevel};
 
-  if (P.Format == ModuleFormat::Ptx) {
-    // The device translates: nothing of it is cached (ModuleLoader.h says why).
-    auto DM = Dev.loadModule(Image);
-    if (!DM)
-      return DM.takeError();
-    ++Translations;
-    ++Loaded;
-    M.DeviceModule = std::move(*DM);
-    log(LogLevel::Info, formatv("translated '{0}' for {1} on {2} in {3:F1} ms (not cached: the "
-                                "host device compiles PTX itself)",
-                                M.Name, Target, P.Name, msSince(Start))
-                            .str());
-    return Error::success();
-  }
-
+  // The host device translates PTX itself; what it caches is its compiled form of the module.
+  const bool Host = P.Format == ModuleFormat::Ptx;
   CacheKeyFields Fields;
   Fields.Ptx = M.Ptx;
   Fields.Target = Target;
   Fields.OptLevel = Opts.OptLevel;
   Fields.CodeObjectVersion = Opts.CodeObjectVersion;
-  Fields.Output = PTX2AMD_OUTPUT_CODE_OBJECT;
+  Fields.Output = Host ? HostCompiledOutput : unsigned(PTX2AMD_OUTPUT_CODE_OBJECT);
   CacheKey Key = CacheKey::compute(Fields);
   std::string KeyNote = Opts.Log >= LogLevel::Debug ? " (key " + Key.hex() + ")" : std::string();
 
   std::optional<CodeObjectPayload> Payload;
   if (Opts.JitCache) {
     if (auto Hit = Opts.JitCache->lookup(Key)) {
-      if (auto Decoded = decodePayload(std::move(*Hit))) {
+      if (Host) {
+        auto DM = loadHostCompiled(Dev, M.Name, *Hit);
+        if (DM) {
+          ++CacheHits;
+          ++Loaded;
+          M.DeviceModule = std::move(*DM);
+          log(LogLevel::Info, formatv("cache hit for '{0}' ({1}){2}: loaded in {3:F1} ms", M.Name,
+                                      Target, KeyNote, msSince(Start))
+                                  .str());
+          return Error::success();
+        }
+        log(LogLevel::Info,
+            "cache entry for '" + M.Name + "' discarded: " + toString(DM.takeError()));
+      } else if (auto Decoded = decodePayload(std::move(*Hit))) {
         Payload = std::move(*Decoded);
         ++CacheHits;
         log(LogLevel::Info, formatv("cache hit for '{0}' ({1}){2}", M.Name, Target, KeyNote).str());
@@ -276,6 +276,22 @@ Error ModuleLoader::loadModule(LazyModule &M) {
       ++CacheMisses;
       log(LogLevel::Info, formatv("cache miss for '{0}' ({1}){2}", M.Name, Target, KeyNote).str());
     }
+  }
+
+  if (Host) {
+    auto DM = Dev.loadModule(Image);
+    if (!DM)
+      return DM.takeError();
+    ++Translations;
+    ++Loaded;
+    log(LogLevel::Info, formatv("translated '{0}' for {1} on {2} in {3:F1} ms", M.Name, Target,
+                                P.Name, msSince(Start))
+                            .str());
+    if (Opts.JitCache)
+      if (Error E = Opts.JitCache->store(Key, hostCompiledForm(**DM)))
+        log(LogLevel::Info, "cache store for '" + M.Name + "' failed: " + toString(std::move(E)));
+    M.DeviceModule = std::move(*DM);
+    return Error::success();
   }
 
   if (!Payload) {

@@ -451,3 +451,93 @@ TEST_CASE("a second loader on the same cache folder translates nothing", "[modul
   CHECK(L.stats().Translations == 1);
   CHECK(L.stats().CacheMisses == 1);
 }
+
+TEST_CASE("the host device's second loader on the same cache folder translates nothing",
+          "[module-loader]") {
+  std::string Ptx =
+      std::string(llvm::toStringRef(readBytes(PTX2AMD_CUDA_PTX_DIR "/vector_add.sm90.ptx")));
+  for (const char *Target : WaveTargets) {
+    INFO(Target);
+    TempCacheDir Dir;
+    auto D = ok(loader::createHostDevice(*amdgpu::findTarget(Target)));
+    // Each loader has a Cache of its own, as another process would: a hit comes from the folder.
+    auto Run = [&](LogLines &Log) {
+      loader::ModuleLoader L(*D, Log.options(Dir.open()));
+      auto M = ok(L.open(bytesOf(Ptx), "vector_add"));
+      const loader::Kernel &K = ok(M->kernel("_Z5saxpyifPKfS0_Pf"));
+      CHECK(K.metadata().explicitKernargSize() == 32);
+      int N = 3000;
+      float A = 2.5f;
+      std::vector<float> X(N), Y(N);
+      for (int I = 0; I < N; ++I) {
+        X[I] = float(I % 37) * 0.5f;
+        Y[I] = float(I % 11);
+      }
+      float *DX = upload(*D, X), *DY = upload(*D, Y);
+      float *DOut = static_cast<float *>(ok(D->allocate(N * sizeof(float), MemoryKind::Device)));
+      void *Args[] = {&N, &A, &DX, &DY, &DOut};
+      ok(D->launch(K, geometry(6, 128), Args, nullptr));
+      std::vector<float> Got = download(*D, DOut, N);
+      for (int I = 0; I < N; ++I)
+        CHECK(Got[I] == A * X[I] + Y[I]);
+      for (void *P : {static_cast<void *>(DX), static_cast<void *>(DY), static_cast<void *>(DOut)})
+        ok(D->release(P));
+      // A kernel's reason for being unavailable is kept with the compiled form.
+      auto Partial = ok(L.open(bytesOf(PartialPtx), "partial.ptx"));
+      CHECK(errorText(Partial->kernel("uses_tex")).find("partial.ptx:9:3") != std::string::npos);
+      ok(Partial->kernel("plain"));
+      return L.stats();
+    };
+    LogLines FirstLog, SecondLog;
+    loader::LoaderStats S1 = Run(FirstLog);
+    CHECK(S1.Translations == 2);
+    CHECK(S1.CacheMisses == 2);
+    CHECK(S1.CacheHits == 0);
+    CHECK(FirstLog.count("translated 'vector_add' for " + std::string(Target)) == 1);
+    CHECK(Dir.open()->stats()->Entries == 2);
+
+    loader::LoaderStats S2 = Run(SecondLog);
+    CHECK(S2.Translations == 0);
+    CHECK(S2.CacheHits == 2);
+    CHECK(S2.CacheMisses == 0);
+    CHECK(S2.Loaded == 2);
+    CHECK(SecondLog.count("cache hit for 'vector_add' (" + std::string(Target) + ")") == 1);
+    CHECK(SecondLog.count("translated") == 0);
+  }
+}
+
+TEST_CASE("a host cache entry the host device refuses is translated again and replaced",
+          "[module-loader]") {
+  TempCacheDir Dir;
+  auto D = ok(loader::createHostDevice(*amdgpu::findTarget("gfx90a")));
+  LogLines First;
+  {
+    loader::ModuleLoader L(*D, First.options(Dir.open()));
+    ok(ok(L.open(bytesOf(PartialPtx), "partial.ptx"))->load());
+  }
+  // Another format version: the entry is still a valid cache entry, so the cache hands it over.
+  auto C = Dir.open();
+  loader::CacheKeyFields Fields;
+  Fields.Ptx = PartialPtx;
+  Fields.Target = "gfx90a";
+  Fields.Output = loader::HostCompiledOutput;
+  loader::CacheKey Key = loader::CacheKey::compute(Fields);
+  std::vector<uint8_t> Bytes = *C->lookup(Key);
+  Bytes[4] ^= 0xff;
+  ok(C->store(Key, Bytes));
+
+  LogLines Second;
+  loader::ModuleLoader L(*D, Second.options(Dir.open()));
+  auto M = ok(L.open(bytesOf(PartialPtx), "partial.ptx"));
+  ok(M->kernel("plain"));
+  CHECK(L.stats().Translations == 1);
+  CHECK(L.stats().CacheMisses == 1);
+  CHECK(Second.count("cache entry for 'partial.ptx' discarded: ") == 1);
+  CHECK(Second.count("translated 'partial.ptx'") == 1);
+
+  LogLines Third;
+  loader::ModuleLoader L3(*D, Third.options(Dir.open()));
+  ok(ok(L3.open(bytesOf(PartialPtx), "partial.ptx"))->kernel("plain"));
+  CHECK(L3.stats().CacheHits == 1);
+  CHECK(L3.stats().Translations == 0);
+}

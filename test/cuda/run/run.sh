@@ -2,7 +2,8 @@
 # run.sh LIBDIR CACHEDIR TARGET PROGRAM NAME
 # Runs an nvcc-built program (-cudart shared) unmodified on the host device for TARGET, with
 # runtime/'s libcudart.so.13 (in LIBDIR) first on the library path, and passes when the program
-# exits 0 and prints its "PASS NAME" verdict. The JIT cache is a fresh folder per test.
+# exits 0 and prints its "PASS NAME" verdict, cold and then warm (see below). CACHEDIR is the
+# test's own JIT cache folder.
 set -u
 libdir=$1 cache=$2 target=$3 prog=$4 name=$5
 
@@ -14,18 +15,30 @@ if [ "$(readlink -f "$loaded")" != "$(readlink -f "$libdir/libcudart.so.13")" ];
   exit 1
 fi
 
+# Twice on one JIT cache folder: cold (emptied first: every module translated and stored), then
+# warm, which must take every module from the cache (a "cache hit" line, no "translated" one).
 rm -rf "$cache" && mkdir -p "$cache" || exit 1
-# LD_BIND_NOW: a runtime function the program imports and the library lacks fails at start-up,
-# by name, instead of at its first call.
-out=$(LD_BIND_NOW=1 PTX2AMD_DEVICE=host PTX2AMD_HOST_TARGET="$target" PTX2AMD_CACHE_DIR="$cache" \
-  "$prog" 2>&1)
-rc=$?
-printf '%s\n' "$out"
-if [ $rc -ne 0 ]; then
-  echo "FAIL: $prog exited with status $rc"
+for run in cold warm; do
+  # LD_BIND_NOW: a runtime function the program imports and the library lacks fails at start-up,
+  # by name, instead of at its first call.
+  out=$(LD_BIND_NOW=1 PTX2AMD_DEVICE=host PTX2AMD_HOST_TARGET="$target" PTX2AMD_CACHE_DIR="$cache" \
+    PTX2AMD_LOG=info "$prog" 2>&1)
+  rc=$?
+  printf '%s\n' "--- $run run" "$out"
+  if [ $rc -ne 0 ]; then
+    echo "FAIL: $prog exited with status $rc ($run run)"
+    exit 1
+  fi
+  if ! printf '%s\n' "$out" | grep -qx "PASS $name"; then
+    echo "FAIL: $prog printed no 'PASS $name' line ($run run)"
+    exit 1
+  fi
+done
+if ! printf '%s\n' "$out" | grep -q '^ptx2amd: cache hit for '; then
+  echo "FAIL: the warm run of $prog logged no cache hit"
   exit 1
 fi
-if ! printf '%s\n' "$out" | grep -qx "PASS $name"; then
-  echo "FAIL: $prog printed no 'PASS $name' line"
+if printf '%s\n' "$out" | grep -q '^ptx2amd: translated '; then
+  echo "FAIL: the warm run of $prog translated a module"
   exit 1
 fi

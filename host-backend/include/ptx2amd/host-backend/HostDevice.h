@@ -10,6 +10,10 @@
 //   void *Args[] = {&N, &A, &X, &Y};
 //   auto Out = (*Dev)->launch(**Mod, "_Z5saxpyifPKfPf", {{Blocks}, {256}}, Args);
 //
+// A loaded module can be exported in compiled form (LoadedModule::compiled(): the x86-64 object
+// and the kernel table, versioned and checksummed) and loaded again by Device::loadCompiled()
+// without parsing, lowering, optimising or compiling: the loader's JIT cache keeps it.
+//
 // Every failure is an llvm::Error: a kernel that cannot run here (with the reason), a trap or
 // failed device assertion, a memory fault in the kernel, a workgroup that stops making progress
 // (a deadlock at a barrier, an endless loop: see LaunchConfig::WatchdogMs). After a failed launch
@@ -19,9 +23,11 @@
 #pragma once
 
 #include "ptx2amd/amdgpu-backend/DeviceOutput.h"
+#include "ptx2amd/amdgpu-backend/KernelMetadata.h"
 #include "ptx2amd/amdgpu-backend/Target.h"
 #include "ptx2amd/lowering/Lowering.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -51,6 +57,15 @@ struct LoadOptions {
   unsigned OptLevel = 3; ///< the AMDGPU pipeline's level (as for code objects); also the host's
 };
 
+/// The version of LoadedModule::compiled()'s format; loadCompiled() refuses every other.
+inline constexpr uint32_t CompiledFormatVersion = 1;
+
+/// A module variable (`.global`/`.const`) of a loaded module.
+struct GlobalInfo {
+  std::string Name;
+  uint64_t Size = 0;
+};
+
 /// A translated module, compiled for the host.
 class LoadedModule {
 public:
@@ -68,6 +83,19 @@ public:
   /// Every such variable stays in the compiled module and writable: what the host writes there
   /// between launches (cudaMemcpyToSymbol) the next launch reads.
   llvm::Expected<void *> global(llvm::StringRef Name) const;
+  /// The module's `.global`/`.const` variables, in module order.
+  const std::vector<GlobalInfo> &globals() const;
+  /// The metadata launches pack the kernarg segment by (explicit arguments, v5 hidden ones,
+  /// static LDS), or null for a kernel that is missing or cannot run.
+  const amdgpu::KernelMetadata *metadata(llvm::StringRef Kernel) const;
+
+  /// The module in compiled form, for Device::loadCompiled() (in another process too, on a host
+  /// with the same CPU): "P2HC", u32 CompiledFormatVersion, u64 checksum (xxh3) of the body,
+  /// u64 body size, then the body: the AMDGPU target, the host identity (triple, CPU, features),
+  /// static LDS bytes, whether the module has a device output buffer, per kernel its name, why
+  /// it is unavailable, whether it runs as fibers, its entry and loop symbols and its metadata;
+  /// the globals (name, size); and the x86-64 object. Little-endian.
+  std::vector<uint8_t> compiled() const;
 
   struct Impl;
 
@@ -92,6 +120,10 @@ public:
   /// object, then re-targets and compiles it for the host.
   llvm::Expected<std::unique_ptr<LoadedModule>>
   load(lowering::LoweredModule L, const amdgpu::Target &T, const LoadOptions &Opts = {});
+  /// Loads what LoadedModule::compiled() returned, for \p T, linking its object only. Bytes of
+  /// another format version, target or host, or that fail the checksum, are an error saying so.
+  llvm::Expected<std::unique_ptr<LoadedModule>> loadCompiled(llvm::ArrayRef<uint8_t> Bytes,
+                                                             const amdgpu::Target &T);
 
   /// Device memory: host memory, zeroed, 256-byte aligned. Null when it cannot be allocated.
   void *allocate(size_t Bytes);

@@ -13,9 +13,10 @@
 // A device that loads code objects (HSA) gets them through the JIT cache (Cache.h): the key is
 // the PTX text, the target, the options and translatorVersion(); the payload is the code object
 // and each kernel's state (its metadata is in the code object). The host device translates the
-// PTX itself (ModuleFormat::Ptx) and nothing is cached for it: host-backend takes PTX or a lowered
-// module, and most of its load time is optimisation and host code generation after that, which
-// only host-backend could cache (its x86-64 objects and kernel table).
+// PTX itself (ModuleFormat::Ptx); its cache entries (same key, output kind "host") hold
+// host-backend's compiled form of the module (the x86-64 object and the kernel table), which it
+// loads without translating. An entry it refuses (another format version or host CPU) is
+// translated again and replaced.
 //
 // A kernel that failed to translate gives an error naming it and why; the module's other kernels
 // keep working. PTX2AMD_LOG=info writes each translation and each cache hit or miss to stderr,
@@ -39,10 +40,22 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace ptx2amd::loader {
 
 enum class LogLevel { Off, Info, Debug };
+
+/// The cache's output kind of the host device's entries (next to ptx2amd_output's kinds).
+inline constexpr unsigned HostCompiledOutput = 0x686f7374; // "host"
+
+/// The compiled form of \p M, a module a host device (ModuleFormat::Ptx) loaded: host-backend's
+/// LoadedModule::compiled().
+std::vector<uint8_t> hostCompiledForm(Module &M);
+/// Loads \p Compiled (from hostCompiledForm) on host device \p D without translating; bytes of
+/// another format version, target or host, or corrupt ones, are an error.
+llvm::Expected<std::unique_ptr<Module>> loadHostCompiled(Device &D, llvm::StringRef Name,
+                                                         llvm::ArrayRef<uint8_t> Compiled);
 
 /// Reads a PTX2AMD_LOG value: "" or off, info, debug; anything else is an error.
 llvm::Expected<LogLevel> parseLogLevel(llvm::StringRef Value);
@@ -65,7 +78,7 @@ struct LoaderOptions {
 struct LoaderStats {
   uint64_t Opened = 0;       ///< images opened
   uint64_t Loaded = 0;       ///< modules loaded on the device
-  uint64_t Translations = 0; ///< PTX modules translated: cache misses, and every host load
+  uint64_t Translations = 0; ///< PTX modules translated: cache misses
   uint64_t CacheHits = 0, CacheMisses = 0;
 };
 
