@@ -1,4 +1,5 @@
 #include "Harness.h"
+#include "HostModule.h"
 
 #include "ptx2amd/host-backend/HostDevice.h"
 
@@ -220,20 +221,6 @@ std::string hex(uint64_t V, unsigned Bits) {
   return Buf;
 }
 
-host::Device *device(std::string &Error) {
-  static std::unique_ptr<host::Device> D;
-  static std::string Failure;
-  if (!D && Failure.empty()) {
-    auto R = host::Device::create();
-    if (R)
-      D = std::move(*R);
-    else
-      Failure = llvm::toString(R.takeError());
-  }
-  Error = Failure;
-  return D.get();
-}
-
 /// Device memory freed on scope exit.
 struct DeviceBuffer {
   host::Device &D;
@@ -315,6 +302,41 @@ std::string runCase(host::Device &D, host::LoadedModule &M, const Case &C, size_
 
 } // namespace
 
+host::Device *hostDevice(std::string &Error) {
+  static std::unique_ptr<host::Device> D;
+  static std::string Failure;
+  if (!D && Failure.empty()) {
+    auto R = host::Device::create();
+    if (R)
+      D = std::move(*R);
+    else
+      Failure = llvm::toString(R.takeError());
+  }
+  if (!D)
+    Error = Failure;
+  return D.get();
+}
+
+std::unique_ptr<host::LoadedModule> loadFamilyModule(const std::string &Ptx,
+                                                     const std::string &Name,
+                                                     const std::string &Target,
+                                                     std::string &Error) {
+  host::Device *D = hostDevice(Error);
+  if (!D)
+    return nullptr;
+  const amdgpu::Target *T = amdgpu::findTarget(Target);
+  if (!T) {
+    Error = "unknown target " + Target;
+    return nullptr;
+  }
+  auto R = D->loadPtx(Ptx, Name, *T);
+  if (!R) {
+    Error = llvm::toString(R.takeError());
+    return nullptr;
+  }
+  return std::move(*R);
+}
+
 std::string familyModule(const Family &F) {
   std::ostringstream S;
   S << ".version 8.0\n.target sm_90\n.address_size 64\n\n";
@@ -330,19 +352,9 @@ FamilyResult runFamily(const Family &F, const std::string &Target, const Options
   Res.Target = Target;
   Res.Cases = unsigned(F.Cases.size());
   std::string LoadError;
-  host::Device *D = device(LoadError);
-  std::unique_ptr<host::LoadedModule> M;
-  if (D) {
-    if (const amdgpu::Target *T = amdgpu::findTarget(Target)) {
-      auto R = D->loadPtx(familyModule(F), F.Name + ".ptx", *T);
-      if (R)
-        M = std::move(*R);
-      else
-        LoadError = llvm::toString(R.takeError());
-    } else {
-      LoadError = "unknown target " + Target;
-    }
-  }
+  std::unique_ptr<host::LoadedModule> M =
+      loadFamilyModule(familyModule(F), F.Name + ".ptx", Target, LoadError);
+  host::Device *D = hostDevice(LoadError);
   for (size_t I = 0; I < F.Cases.size(); ++I) {
     const Case &C = F.Cases[I];
     const std::string Name = caseName(C);

@@ -1,4 +1,5 @@
 #include "KernelHarness.h"
+#include "HostModule.h"
 
 #include "ptx2amd/host-backend/HostDevice.h"
 
@@ -39,20 +40,6 @@ std::string kernelModule(const KernelFamily &F) {
     S << ")\n" << C.Directives << "\n{\n" << substitute(C.Body, K) << "\n}\n\n";
   }
   return S.str();
-}
-
-host::Device *device(std::string &Error) {
-  static std::unique_ptr<host::Device> D;
-  static std::string Failure;
-  if (!D && Failure.empty()) {
-    auto R = host::Device::create();
-    if (R)
-      D = std::move(*R);
-    else
-      Failure = llvm::toString(R.takeError());
-  }
-  Error = Failure;
-  return D.get();
 }
 
 /// Runs case \p C (kernel `k<Index>` of \p M); returns the failure text, or empty on success.
@@ -142,19 +129,9 @@ FamilyResult runKernelFamily(const KernelFamily &F, const std::string &Target, c
   Res.Target = Target;
   Res.Cases = unsigned(F.Cases.size());
   std::string LoadError;
-  host::Device *D = device(LoadError);
-  std::unique_ptr<host::LoadedModule> M;
-  if (D) {
-    if (const amdgpu::Target *T = amdgpu::findTarget(Target)) {
-      auto R = D->loadPtx(kernelModule(F), F.Name + ".ptx", *T);
-      if (R)
-        M = std::move(*R);
-      else
-        LoadError = llvm::toString(R.takeError());
-    } else {
-      LoadError = "unknown target " + Target;
-    }
-  }
+  std::unique_ptr<host::LoadedModule> M =
+      loadFamilyModule(kernelModule(F), F.Name + ".ptx", Target, LoadError);
+  host::Device *D = hostDevice(LoadError);
   for (size_t I = 0; I < F.Cases.size(); ++I) {
     const KernelCase &C = F.Cases[I];
     Res.Inputs += uint64_t(C.Grid.X) * C.Grid.Y * C.Grid.Z * C.Block.X * C.Block.Y * C.Block.Z;
