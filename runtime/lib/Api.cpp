@@ -115,42 +115,46 @@ cudaError_t findEvent(Context &C, cudaEvent_t Handle, EventRecord *&Out) {
   return cudaSuccess;
 }
 
-cudaError_t createStream(cudaStream_t *Out, unsigned Flags) {
+/// Makes a device stream or event with \p Make (into the record) and registers the record under
+/// its CUDA handle in \p Table.
+template <typename HandleT, typename RecordT, typename MakeFn>
+cudaError_t createHandle(HandleT *Out, unsigned Flags,
+                         std::unordered_map<HandleT, std::unique_ptr<RecordT>> Context::*Table,
+                         MakeFn Make) {
   if (!Out)
     return fail(cudaErrorInvalidValue);
   Context *C = nullptr;
   if (cudaError_t E = context(C))
     return E;
-  auto S = C->Dev.createStream();
-  if (!S)
-    return fail(cudaErrorMemoryAllocation, S.takeError());
-  auto R = std::make_unique<StreamRecord>();
-  R->Stream = std::move(*S);
+  auto R = std::make_unique<RecordT>();
+  if (llvm::Error E = Make(C->Dev, *R))
+    return fail(cudaErrorMemoryAllocation, std::move(E));
   R->Flags = Flags;
-  cudaStream_t Handle = reinterpret_cast<cudaStream_t>(R.get());
+  HandleT Handle = reinterpret_cast<HandleT>(R.get());
   std::lock_guard<std::mutex> Lock(C->Mutex);
-  C->Streams.emplace(Handle, std::move(R));
+  (C->*Table).emplace(Handle, std::move(R));
   *Out = Handle;
   return cudaSuccess;
 }
 
+cudaError_t createStream(cudaStream_t *Out, unsigned Flags) {
+  return createHandle(Out, Flags, &Context::Streams, [](auto &Dev, StreamRecord &R) -> llvm::Error {
+    auto S = Dev.createStream();
+    if (!S)
+      return S.takeError();
+    R.Stream = std::move(*S);
+    return llvm::Error::success();
+  });
+}
+
 cudaError_t createEvent(cudaEvent_t *Out, unsigned Flags) {
-  if (!Out)
-    return fail(cudaErrorInvalidValue);
-  Context *C = nullptr;
-  if (cudaError_t E = context(C))
-    return E;
-  auto Ev = C->Dev.createEvent();
-  if (!Ev)
-    return fail(cudaErrorMemoryAllocation, Ev.takeError());
-  auto R = std::make_unique<EventRecord>();
-  R->Event = std::move(*Ev);
-  R->Flags = Flags;
-  cudaEvent_t Handle = reinterpret_cast<cudaEvent_t>(R.get());
-  std::lock_guard<std::mutex> Lock(C->Mutex);
-  C->Events.emplace(Handle, std::move(R));
-  *Out = Handle;
-  return cudaSuccess;
+  return createHandle(Out, Flags, &Context::Events, [](auto &Dev, EventRecord &R) -> llvm::Error {
+    auto Ev = Dev.createEvent();
+    if (!Ev)
+      return Ev.takeError();
+    R.Event = std::move(*Ev);
+    return llvm::Error::success();
+  });
 }
 
 } // namespace
