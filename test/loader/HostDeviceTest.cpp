@@ -1,6 +1,7 @@
 // The loader's Device over host-backend/ (the CPU device): properties per target, host memory,
 // modules from PTX, launches in stream order timed by events, module variables, device printf
 // on stdout and device assertions as launch errors, on a wave64 and a wave32 target.
+#include "LoaderTestSupport.h"
 #include "ptx2amd/loader/Device.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -15,26 +16,11 @@
 #include <unistd.h>
 
 using namespace ptx2amd;
+using namespace loader_test;
 using loader::CopyKind;
 using loader::MemoryKind;
 
 namespace {
-
-const char *const WaveTargets[] = {"gfx90a", "gfx1100"};
-
-void ok(llvm::Error E) {
-  if (E)
-    FAIL(llvm::toString(std::move(E)));
-}
-
-template <typename T> T ok(llvm::Expected<T> V) {
-  if (!V)
-    FAIL(llvm::toString(V.takeError()));
-  if constexpr (std::is_reference_v<T>)
-    return *V;
-  else
-    return std::move(*V);
-}
 
 std::string errorText(llvm::Error E) {
   REQUIRE(bool(E));

@@ -3,6 +3,7 @@
 // HSA path, here a stand-in that runs nothing) through the JIT cache, where a second loader on
 // the same folder translates nothing; per-kernel failures; the log lines.
 #include "ptx2amd/loader/ModuleLoader.h"
+#include "LoaderTestSupport.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -19,26 +20,11 @@
 #include <type_traits>
 
 using namespace ptx2amd;
+using namespace loader_test;
 using loader::CopyKind;
 using loader::MemoryKind;
 
 namespace {
-
-const char *const WaveTargets[] = {"gfx90a", "gfx1100"};
-
-void ok(llvm::Error E) {
-  if (E)
-    FAIL(llvm::toString(std::move(E)));
-}
-
-template <typename T> T ok(llvm::Expected<T> V) {
-  if (!V)
-    FAIL(llvm::toString(V.takeError()));
-  if constexpr (std::is_reference_v<T>)
-    return *V;
-  else
-    return std::move(*V);
-}
 
 template <typename T> std::string errorText(llvm::Expected<T> V) {
   REQUIRE(!V);
