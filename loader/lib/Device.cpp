@@ -27,6 +27,14 @@ void note(std::string Text) {
 
 } // namespace
 
+bool Module::declaresKernel(StringRef Name) {
+  if (auto K = kernel(Name))
+    return true;
+  else
+    consumeError(K.takeError());
+  return false;
+}
+
 Expected<DeviceChoice> parseDeviceChoice(StringRef Value) {
   auto C = StringSwitch<std::optional<DeviceChoice>>(Value)
                .Cases({"", "auto"}, DeviceChoice::Auto)

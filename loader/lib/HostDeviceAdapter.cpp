@@ -50,6 +50,9 @@ class HostModule final : public Module {
 public:
   Expected<const Kernel &> kernel(StringRef Name) override;
   Expected<GlobalSymbol> global(StringRef Name) override;
+  bool declaresKernel(StringRef KernelName) override {
+    return llvm::is_contained(Loaded->kernels(), KernelName);
+  }
 
   std::string Name;
   std::unique_ptr<host::LoadedModule> Loaded;

@@ -358,6 +358,14 @@ Expected<const Kernel &> LazyModule::kernel(StringRef KernelName) {
   return DeviceModule->kernel(KernelName);
 }
 
+bool LazyModule::hasKernel(StringRef KernelName) {
+  if (Error E = load()) {
+    consumeError(std::move(E));
+    return false;
+  }
+  return Unavailable.count(KernelName) || DeviceModule->declaresKernel(KernelName);
+}
+
 Expected<GlobalSymbol> LazyModule::global(StringRef VarName) {
   if (Error E = load())
     return makeError("variable '" + VarName + "': " + toString(std::move(E)));

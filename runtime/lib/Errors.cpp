@@ -37,9 +37,12 @@ constexpr ErrorInfo Errors[] = {
     {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
     {cudaErrorStartupFailure, "cudaErrorStartupFailure", "runtime start-up failed"},
     {cudaErrorInvalidKernelImage, "cudaErrorInvalidKernelImage", "invalid device kernel image"},
+    {cudaErrorDeviceUninitialized, "cudaErrorDeviceUninitialized", "invalid device context"},
     {cudaErrorNoKernelImageForDevice, "cudaErrorNoKernelImageForDevice",
      "no kernel image is available for execution on the device"},
     {cudaErrorInvalidPtx, "cudaErrorInvalidPtx", "PTX translation failed"},
+    {cudaErrorInvalidSource, "cudaErrorInvalidSource", "device kernel image is invalid"},
+    {cudaErrorFileNotFound, "cudaErrorFileNotFound", "file not found"},
     {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
     {cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found"},
     {cudaErrorNotReady, "cudaErrorNotReady", "device work not completed yet"},
@@ -94,6 +97,9 @@ bool isSticky(cudaError_t E) {
 thread_local cudaError_t LastError = cudaSuccess;
 thread_local cudaError_t DetailCode = cudaSuccess; ///< the error Detail belongs to
 thread_local std::string Detail;                   ///< "<text>: <detail>"
+thread_local std::string Why;                      ///< <detail> alone
+thread_local bool InDriverApi = false;
+thread_local bool RuntimeApiThread = false;
 
 std::atomic<cudaError_t> Sticky{cudaSuccess};
 std::once_flag StickyOnce;
@@ -101,17 +107,36 @@ std::string StickyText; ///< written once, before Sticky is published
 
 } // namespace
 
-cudaError_t fail(cudaError_t E, const std::string &Why) {
-  LastError = E;
-  DetailCode = Why.empty() ? cudaSuccess : E;
-  if (!Why.empty())
-    Detail = std::string(genericText(E)) + ": " + Why;
+cudaError_t fail(cudaError_t E, const std::string &Text) {
+  // The driver API has no last error; its calls leave the runtime's alone.
+  if (!InDriverApi)
+    LastError = E;
+  DetailCode = Text.empty() ? cudaSuccess : E;
+  Why = Text;
+  if (!Text.empty())
+    Detail = std::string(genericText(E)) + ": " + Text;
   if (isSticky(E))
     std::call_once(StickyOnce, [&] {
-      StickyText = Why.empty() ? genericText(E) : Detail;
+      StickyText = Text.empty() ? genericText(E) : Detail;
       Sticky.store(E);
     });
   return E;
+}
+
+DriverApiScope::DriverApiScope() : Outer(InDriverApi) { InDriverApi = true; }
+DriverApiScope::~DriverApiScope() { InDriverApi = Outer; }
+
+void noteRuntimeApiCall() {
+  if (!InDriverApi)
+    RuntimeApiThread = true;
+}
+
+bool runtimeApiUsedOnThread() { return RuntimeApiThread; }
+
+std::string detailOf(cudaError_t E) {
+  if (E != cudaSuccess && E == Sticky.load())
+    return StickyText;
+  return E != cudaSuccess && E == DetailCode ? Why : std::string();
 }
 
 cudaError_t fail(cudaError_t E, llvm::Error Why) { return fail(E, llvm::toString(std::move(Why))); }

@@ -1,8 +1,8 @@
-//===- Memory.cpp - allocation, copies, memset and device variables ===//
+//===- Memory.cpp - allocation, copies and memset, for both APIs ===//
 //
 // The device's copy() takes a direction; cudaMemcpyDefault finds it from the runtime's own
-// allocations (any other address is host memory). cudaMemcpy is synchronous: it copies on the
-// legacy default stream and waits for it.
+// allocations (any other address is host memory). The runtime and driver APIs' memory functions
+// are these with their own error codes.
 
 #include "Runtime.h"
 
@@ -11,10 +11,8 @@
 #include <cstring>
 
 using namespace llvm;
-using namespace ptx2amd;
-using namespace ptx2amd::runtime;
 
-namespace {
+namespace ptx2amd::runtime {
 
 cudaError_t allocate(void **Ptr, size_t Bytes, loader::MemoryKind Kind) {
   if (!Ptr)
@@ -144,185 +142,4 @@ cudaError_t fill(void *Dst, int Value, size_t Bytes, cudaStream_t S) {
   return cudaSuccess;
 }
 
-/// The device variable \p Symbol, checked to hold [Offset, Offset + Bytes).
-cudaError_t symbolRange(const void *Symbol, size_t Bytes, size_t Offset, char *&Out) {
-  Context *C = nullptr;
-  if (cudaError_t E = context(C))
-    return E;
-  loader::GlobalSymbol G;
-  if (cudaError_t E = resolveSymbol(*C, Symbol, G))
-    return E;
-  if (Offset > G.Size || Bytes > G.Size - Offset)
-    return fail(
-        cudaErrorInvalidValue,
-        formatv("{0} bytes at offset {1} of a {2}-byte variable", Bytes, Offset, G.Size).str());
-  Out = static_cast<char *>(G.Address) + Offset;
-  return cudaSuccess;
-}
-
-cudaError_t toSymbol(const void *Symbol, const void *Src, size_t Bytes, size_t Offset,
-                     cudaMemcpyKind Kind, cudaStream_t S, bool Wait) {
-  if (Kind != cudaMemcpyHostToDevice && Kind != cudaMemcpyDeviceToDevice &&
-      Kind != cudaMemcpyDefault)
-    return fail(cudaErrorInvalidMemcpyDirection);
-  char *Dst = nullptr;
-  if (cudaError_t E = symbolRange(Symbol, Bytes, Offset, Dst))
-    return E;
-  // A variable is device memory that the allocations do not list.
-  if (Kind == cudaMemcpyDefault) {
-    Context *C = nullptr;
-    if (cudaError_t E = context(C))
-      return E;
-    Kind = isDeviceMemory(*C, Src) ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
-  }
-  return copy(Dst, Src, Bytes, Kind, S, Wait);
-}
-
-cudaError_t fromSymbol(void *Dst, const void *Symbol, size_t Bytes, size_t Offset,
-                       cudaMemcpyKind Kind, cudaStream_t S, bool Wait) {
-  if (Kind != cudaMemcpyDeviceToHost && Kind != cudaMemcpyDeviceToDevice &&
-      Kind != cudaMemcpyDefault)
-    return fail(cudaErrorInvalidMemcpyDirection);
-  char *Src = nullptr;
-  if (cudaError_t E = symbolRange(Symbol, Bytes, Offset, Src))
-    return E;
-  if (Kind == cudaMemcpyDefault) {
-    Context *C = nullptr;
-    if (cudaError_t E = context(C))
-      return E;
-    Kind = isDeviceMemory(*C, Dst) ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
-  }
-  return copy(Dst, Src, Bytes, Kind, S, Wait);
-}
-
-} // namespace
-
-extern "C" {
-
-cudaError_t cudaMalloc(void **Ptr, size_t Bytes) {
-  return guarded([&] { return allocate(Ptr, Bytes, loader::MemoryKind::Device); });
-}
-
-cudaError_t cudaMallocManaged(void **Ptr, size_t Bytes, unsigned Flags) {
-  return guarded([&] { return allocate(Ptr, Bytes, loader::MemoryKind::Managed); });
-}
-
-cudaError_t cudaMallocHost(void **Ptr, size_t Bytes) {
-  return guarded([&] { return allocate(Ptr, Bytes, loader::MemoryKind::HostPinned); });
-}
-
-cudaError_t cudaHostAlloc(void **Ptr, size_t Bytes, unsigned Flags) {
-  return guarded([&] { return allocate(Ptr, Bytes, loader::MemoryKind::HostPinned); });
-}
-
-// Pinned memory is mapped at the same address on both sides (unified addressing).
-cudaError_t cudaHostGetDevicePointer(void **DevicePtr, void *HostPtr, unsigned Flags) {
-  return guarded([&] {
-    if (!DevicePtr || !HostPtr || Flags)
-      return fail(cudaErrorInvalidValue);
-    *DevicePtr = HostPtr;
-    return cudaSuccess;
-  });
-}
-
-cudaError_t cudaFree(void *Ptr) {
-  return guarded([&] { return release(Ptr, false); });
-}
-
-cudaError_t cudaFreeHost(void *Ptr) {
-  return guarded([&] { return release(Ptr, true); });
-}
-
-cudaError_t cudaMemGetInfo(size_t *Free, size_t *Total) {
-  return guarded([&] {
-    Context *C = nullptr;
-    if (cudaError_t E = context(C))
-      return E;
-    if (!Free || !Total)
-      return fail(cudaErrorInvalidValue);
-    std::lock_guard<std::mutex> Lock(C->Mutex);
-    *Total = C->Props.totalGlobalMem;
-    *Free = *Total > C->DeviceBytes ? *Total - C->DeviceBytes : 0;
-    return cudaSuccess;
-  });
-}
-
-cudaError_t cudaMemcpy(void *Dst, const void *Src, size_t Bytes, cudaMemcpyKind Kind) {
-  return guarded([&] { return copy(Dst, Src, Bytes, Kind, nullptr, true); });
-}
-
-cudaError_t cudaMemcpyAsync(void *Dst, const void *Src, size_t Bytes, cudaMemcpyKind Kind,
-                            cudaStream_t S) {
-  return guarded([&] { return copy(Dst, Src, Bytes, Kind, S, false); });
-}
-
-cudaError_t cudaMemcpy2D(void *Dst, size_t DstPitch, const void *Src, size_t SrcPitch, size_t Width,
-                         size_t Height, cudaMemcpyKind Kind) {
-  return guarded([&] {
-    if (Width > DstPitch || Width > SrcPitch)
-      return fail(cudaErrorInvalidPitchValue);
-    for (size_t Row = 0; Row < Height; ++Row)
-      if (cudaError_t E = copy(static_cast<char *>(Dst) + Row * DstPitch,
-                               static_cast<const char *>(Src) + Row * SrcPitch, Width, Kind,
-                               nullptr, Row + 1 == Height))
-        return E;
-    return cudaSuccess;
-  });
-}
-
-cudaError_t cudaMemset(void *Dst, int Value, size_t Bytes) {
-  return guarded([&] { return fill(Dst, Value, Bytes, nullptr); });
-}
-
-cudaError_t cudaMemsetAsync(void *Dst, int Value, size_t Bytes, cudaStream_t S) {
-  return guarded([&] { return fill(Dst, Value, Bytes, S); });
-}
-
-cudaError_t cudaMemcpyToSymbol(const void *Symbol, const void *Src, size_t Bytes, size_t Offset,
-                               cudaMemcpyKind Kind) {
-  return guarded([&] { return toSymbol(Symbol, Src, Bytes, Offset, Kind, nullptr, true); });
-}
-
-cudaError_t cudaMemcpyToSymbolAsync(const void *Symbol, const void *Src, size_t Bytes,
-                                    size_t Offset, cudaMemcpyKind Kind, cudaStream_t S) {
-  return guarded([&] { return toSymbol(Symbol, Src, Bytes, Offset, Kind, S, false); });
-}
-
-cudaError_t cudaMemcpyFromSymbol(void *Dst, const void *Symbol, size_t Bytes, size_t Offset,
-                                 cudaMemcpyKind Kind) {
-  return guarded([&] { return fromSymbol(Dst, Symbol, Bytes, Offset, Kind, nullptr, true); });
-}
-
-cudaError_t cudaMemcpyFromSymbolAsync(void *Dst, const void *Symbol, size_t Bytes, size_t Offset,
-                                      cudaMemcpyKind Kind, cudaStream_t S) {
-  return guarded([&] { return fromSymbol(Dst, Symbol, Bytes, Offset, Kind, S, false); });
-}
-
-cudaError_t cudaGetSymbolAddress(void **Ptr, const void *Symbol) {
-  return guarded([&] {
-    if (!Ptr)
-      return fail(cudaErrorInvalidValue);
-    char *Address = nullptr;
-    if (cudaError_t E = symbolRange(Symbol, 0, 0, Address))
-      return E;
-    *Ptr = Address;
-    return cudaSuccess;
-  });
-}
-
-cudaError_t cudaGetSymbolSize(size_t *Size, const void *Symbol) {
-  return guarded([&] {
-    if (!Size)
-      return fail(cudaErrorInvalidValue);
-    Context *C = nullptr;
-    if (cudaError_t E = context(C))
-      return E;
-    loader::GlobalSymbol G;
-    if (cudaError_t E = resolveSymbol(*C, Symbol, G))
-      return E;
-    *Size = G.Size;
-    return cudaSuccess;
-  });
-}
-
-} // extern "C"
+} // namespace ptx2amd::runtime

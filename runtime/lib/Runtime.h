@@ -42,6 +42,24 @@ cudaError_t fail(cudaError_t E, llvm::Error Why);
 cudaError_t stickyError();
 /// Takes (\p Reset) or reads the last error, as cudaGetLastError/PeekAtLastError do.
 cudaError_t lastError(bool Reset);
+/// What the thread's last fail() with \p E said beyond CUDA's text (the sticky error's text for
+/// the sticky error); empty when nothing.
+std::string detailOf(cudaError_t E);
+/// While one exists on a thread, fail() leaves the runtime API's last error alone: the driver
+/// API's calls have no last error.
+struct DriverApiScope {
+  DriverApiScope();
+  ~DriverApiScope();
+  DriverApiScope(const DriverApiScope &) = delete;
+  DriverApiScope &operator=(const DriverApiScope &) = delete;
+
+private:
+  bool Outer;
+};
+/// Marks the thread as one that called the runtime API (outside a DriverApiScope): CUDA's runtime
+/// makes the primary context current there, which the driver API then sees.
+void noteRuntimeApiCall();
+bool runtimeApiUsedOnThread();
 /// CUDA's name, and its text with this thread's detail when \p E is the error it belongs to.
 const char *errorName(cudaError_t E);
 const char *errorString(cudaError_t E);
@@ -49,6 +67,7 @@ const char *errorString(cudaError_t E);
 /// Runs an entry point's body: returns the sticky error without running it, and turns an
 /// exception into an error (C entry points never throw).
 template <typename Body> cudaError_t guarded(Body &&B) noexcept {
+  noteRuntimeApiCall();
   if (cudaError_t S = stickyError())
     return S;
   try {
@@ -163,6 +182,43 @@ cudaError_t moduleOf(Context &C, FatbinRecord &F, loader::LazyModule *&Out);
 cudaError_t resolveKernel(Context &C, KernelRecord &K, const loader::Kernel *&Out);
 /// The device variable registered for host shadow \p Symbol.
 cudaError_t resolveSymbol(Context &C, const void *Symbol, loader::GlobalSymbol &Out);
+
+//===-- operations of both APIs (Memory.cpp, Objects.cpp) ------------------===//
+
+/// The one device there is: ordinal 0.
+cudaError_t checkDevice(int Device);
+/// The device's value of \p A (cudaDeviceAttr and CUdevice_attribute share their values), from
+/// the properties cudaGetDeviceProperties reports; false for one not answered.
+bool deviceAttribute(const cudaDeviceProp &P, cudaDeviceAttr A, int &Out);
+
+cudaError_t allocate(void **Ptr, size_t Bytes, loader::MemoryKind Kind);
+/// Frees an allocation of allocate(): host-pinned memory when \p Host, else device or managed.
+cudaError_t release(void *Ptr, bool Host);
+/// Whether \p P points into memory that only the device addresses (cudaMalloc).
+bool isDeviceMemory(Context &C, const void *P);
+/// Copies \p Bytes after the earlier work of \p S; \p Wait: and waits for it.
+cudaError_t copy(void *Dst, const void *Src, size_t Bytes, cudaMemcpyKind Kind, cudaStream_t S,
+                 bool Wait);
+cudaError_t fill(void *Dst, int Value, size_t Bytes, cudaStream_t S);
+
+cudaError_t createStream(cudaStream_t *Out, unsigned Flags);
+cudaError_t destroyStream(cudaStream_t S);
+cudaError_t synchronizeStream(cudaStream_t S);
+/// cudaSuccess when the stream's work is done, else cudaErrorNotReady (not recorded as an error).
+cudaError_t queryStream(cudaStream_t S);
+cudaError_t streamWaitEvent(cudaStream_t S, cudaEvent_t Event);
+cudaError_t createEvent(cudaEvent_t *Out, unsigned Flags);
+cudaError_t destroyEvent(cudaEvent_t Event);
+cudaError_t recordEvent(cudaEvent_t Event, cudaStream_t S);
+cudaError_t synchronizeEvent(cudaEvent_t Event);
+cudaError_t queryEvent(cudaEvent_t Event);
+cudaError_t eventElapsedTime(float *Ms, cudaEvent_t Start, cudaEvent_t End);
+
+/// The PTX's `.target sm_NN` as CUDA's version number (75), 0 when absent.
+int ptxTarget(llvm::StringRef Ptx);
+cudaError_t functionAttributes(KernelRecord &K, cudaFuncAttributes &Out);
+/// cudaFuncAttributeMaxDynamicSharedMemorySize.
+cudaError_t setMaxDynamicSharedBytes(KernelRecord &K, int Value);
 
 /// Launches \p K with CUDA's launch arguments.
 cudaError_t launchKernel(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, size_t SharedBytes,

@@ -1,17 +1,27 @@
 #!/bin/sh
 # run.sh LIBDIR CACHEDIR TARGET PROGRAM NAME
-# Runs an nvcc-built program (-cudart shared) unmodified on the host device for TARGET, with
-# runtime/'s libcudart.so.13 (in LIBDIR) first on the library path, and passes when the program
+# Runs an nvcc-built program (-cudart shared, or a driver-API one) unmodified on the host device
+# for TARGET, with runtime/'s libcudart.so.13 and libcuda.so.1 (in LIBDIR) first on the library
+# path, and passes when the program
 # exits 0 and prints its "PASS NAME" verdict, cold and then warm (see below). CACHEDIR is the
 # test's own JIT cache folder.
 set -u
 libdir=$1 cache=$2 target=$3 prog=$4 name=$5
 
 export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-# The library the dynamic linker picks must be ours, not the toolkit's.
-loaded=$(ldd "$prog" | sed -n 's/^[[:space:]]*libcudart\.so\.13 => \([^ ]*\).*/\1/p')
-if [ "$(readlink -f "$loaded")" != "$(readlink -f "$libdir/libcudart.so.13")" ]; then
-  echo "FAIL: $prog loads libcudart.so.13 from '$loaded', not from $libdir"
+# The CUDA libraries the dynamic linker picks must be ours, not the toolkit's (a runtime-API
+# program needs libcudart.so.13, which needs libcuda.so.1; a driver-API program libcuda.so.1).
+libs=$(ldd "$prog")
+for lib in libcudart.so.13 libcuda.so.1; do
+  loaded=$(printf '%s\n' "$libs" | sed -n "s/^[[:space:]]*$lib => \([^ ]*\).*/\1/p")
+  [ -n "$loaded" ] || continue
+  if [ "$(readlink -f "$loaded")" != "$(readlink -f "$libdir/$lib")" ]; then
+    echo "FAIL: $prog loads $lib from '$loaded', not from $libdir"
+    exit 1
+  fi
+done
+if ! printf '%s\n' "$libs" | grep -q 'libcuda\.so\.1 => '; then
+  echo "FAIL: $prog does not load libcuda.so.1"
   exit 1
 fi
 

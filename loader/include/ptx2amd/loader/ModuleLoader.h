@@ -96,6 +96,8 @@ public:
   /// Translates and loads now, as the first lookup would. A module-level failure is the error,
   /// and every later call returns it again.
   llvm::Error load();
+  /// After a successful load(): whether the PTX declares kernel \p Name (available or not).
+  bool hasKernel(llvm::StringRef Name);
 
   /// The selected PTX: its name in messages ("prog: container 0 entry 1 (offset 0x...)") and text.
   const std::string &name() const { return Name; }

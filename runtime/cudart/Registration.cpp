@@ -38,18 +38,6 @@ std::string binaryOf(const void *Address) {
 
 FatbinRecord *fatbinOf(void **Handle) { return reinterpret_cast<FatbinRecord *>(Handle); }
 
-/// The PTX's `.target sm_NN` as CUDA's version number (75), 0 when absent.
-int ptxTarget(StringRef Ptx) {
-  size_t At = Ptx.find(".target");
-  if (At == StringRef::npos)
-    return 0;
-  StringRef Rest = Ptx.substr(At + 7).ltrim();
-  int V = 0;
-  if (Rest.consume_front("sm_") && !Rest.consumeInteger(10, V))
-    return V;
-  return 0;
-}
-
 } // namespace
 
 extern "C" {
@@ -255,26 +243,7 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *Attr, const void *Func) {
       return fail(cudaErrorInvalidDeviceFunction);
     if (!Attr)
       return fail(cudaErrorInvalidValue);
-    Context *C = nullptr;
-    const loader::Kernel *DK = nullptr;
-    if (cudaError_t E = context(C))
-      return E;
-    if (cudaError_t E = resolveKernel(*C, *K, DK))
-      return E;
-    const amdgpu::KernelMetadata &M = DK->metadata();
-    *Attr = {};
-    Attr->sharedSizeBytes = M.GroupSegmentFixedSize;
-    Attr->localSizeBytes = M.PrivateSegmentFixedSize;
-    Attr->maxThreadsPerBlock = int(std::min<uint64_t>(
-        M.MaxFlatWorkgroupSize ? M.MaxFlatWorkgroupSize : 1024, C->Props.maxThreadsPerBlock));
-    Attr->numRegs = int(M.VgprCount);
-    Attr->ptxVersion = Attr->binaryVersion = ptxTarget(K->Fatbin->Module->ptx());
-    int Available = int(C->Props.sharedMemPerBlock - M.GroupSegmentFixedSize);
-    std::lock_guard<std::mutex> Lock(K->Mutex);
-    Attr->maxDynamicSharedSizeBytes =
-        K->MaxDynamicSharedBytes >= 0 ? K->MaxDynamicSharedBytes : Available;
-    Attr->preferredShmemCarveout = -1;
-    return cudaSuccess;
+    return functionAttributes(*K, *Attr);
   });
 }
 
@@ -287,21 +256,7 @@ cudaError_t cudaFuncSetAttribute(const void *Func, cudaFuncAttribute Attr, int V
       return cudaSuccess; // a hint; LDS has no carveout
     if (Attr != cudaFuncAttributeMaxDynamicSharedMemorySize)
       return fail(cudaErrorInvalidValue, formatv("function attribute {0}", int(Attr)).str());
-    Context *C = nullptr;
-    const loader::Kernel *DK = nullptr;
-    if (cudaError_t E = context(C))
-      return E;
-    if (cudaError_t E = resolveKernel(*C, *K, DK))
-      return E;
-    uint64_t Available = C->Props.sharedMemPerBlock - DK->metadata().GroupSegmentFixedSize;
-    if (Value < 0 || uint64_t(Value) > Available)
-      return fail(cudaErrorInvalidValue,
-                  formatv("kernel '{0}': {1} bytes of dynamic shared memory; at most {2}", K->Name,
-                          Value, Available)
-                      .str());
-    std::lock_guard<std::mutex> Lock(K->Mutex);
-    K->MaxDynamicSharedBytes = Value;
-    return cudaSuccess;
+    return setMaxDynamicSharedBytes(*K, Value);
   });
 }
 

@@ -1,0 +1,173 @@
+//===- Api.cpp - the runtime API's devices, errors, versions, streams and events ===//
+
+#include "Runtime.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+using namespace ptx2amd;
+using namespace ptx2amd::runtime;
+
+extern "C" {
+
+//===-- errors and versions ------------------------------------------------===//
+
+// These never fail, not even after a sticky error: they report it.
+cudaError_t cudaGetLastError() { return lastError(true); }
+cudaError_t cudaPeekAtLastError() { return lastError(false); }
+const char *cudaGetErrorName(cudaError_t E) { return errorName(E); }
+const char *cudaGetErrorString(cudaError_t E) { return errorString(E); }
+
+cudaError_t cudaRuntimeGetVersion(int *Version) {
+  if (!Version)
+    return fail(cudaErrorInvalidValue);
+  *Version = CudaVersion;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int *Version) {
+  if (!Version)
+    return fail(cudaErrorInvalidValue);
+  *Version = CudaVersion;
+  return cudaSuccess;
+}
+
+//===-- devices ------------------------------------------------------------===//
+
+cudaError_t cudaGetDeviceCount(int *Count) {
+  return guarded([&] {
+    if (!Count)
+      return fail(cudaErrorInvalidValue);
+    *Count = 0;
+    Context *C = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    *Count = 1;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGetDevice(int *Device) {
+  return guarded([&] {
+    if (!Device)
+      return fail(cudaErrorInvalidValue);
+    *Device = 0;
+    return checkDevice(0);
+  });
+}
+
+cudaError_t cudaSetDevice(int Device) {
+  return guarded([&] { return checkDevice(Device); });
+}
+
+cudaError_t cudaSetDeviceFlags(unsigned Flags) {
+  return guarded([&] { return checkDevice(0); });
+}
+
+cudaError_t cudaDeviceReset() {
+  return guarded([&] {
+    Context *C = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    return synchronizeAll(*C);
+  });
+}
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *Prop, int Device) {
+  return guarded([&] {
+    if (!Prop)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = checkDevice(Device))
+      return E;
+    Context *C = nullptr;
+    context(C);
+    *Prop = C->Props;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaDeviceGetAttribute(int *Value, cudaDeviceAttr Attr, int Device) {
+  return guarded([&] {
+    if (!Value)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = checkDevice(Device))
+      return E;
+    Context *C = nullptr;
+    context(C);
+    if (!deviceAttribute(C->Props, Attr, *Value))
+      return fail(cudaErrorInvalidValue, formatv("device attribute {0}", int(Attr)).str());
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaDeviceSynchronize() {
+  return guarded([&] {
+    Context *C = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    return synchronizeAll(*C);
+  });
+}
+
+//===-- streams ------------------------------------------------------------===//
+
+cudaError_t cudaStreamCreate(cudaStream_t *S) {
+  return guarded([&] { return createStream(S, 0); });
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *S, unsigned Flags) {
+  return guarded([&] { return createStream(S, Flags & StreamNonBlocking); });
+}
+
+// Priorities are accepted and not used.
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *S, unsigned Flags, int Priority) {
+  return guarded([&] { return createStream(S, Flags & StreamNonBlocking); });
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t S) {
+  return guarded([&] { return destroyStream(S); });
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t S) {
+  return guarded([&] { return synchronizeStream(S); });
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t S) {
+  return guarded([&] { return queryStream(S); });
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t S, cudaEvent_t Event, unsigned Flags) {
+  return guarded([&] { return streamWaitEvent(S, Event); });
+}
+
+//===-- events -------------------------------------------------------------===//
+
+cudaError_t cudaEventCreate(cudaEvent_t *Event) {
+  return guarded([&] { return createEvent(Event, 0); });
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *Event, unsigned Flags) {
+  return guarded([&] { return createEvent(Event, Flags); });
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t Event) {
+  return guarded([&] { return destroyEvent(Event); });
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t Event, cudaStream_t S) {
+  return guarded([&] { return recordEvent(Event, S); });
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t Event) {
+  return guarded([&] { return synchronizeEvent(Event); });
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t Event) {
+  return guarded([&] { return queryEvent(Event); });
+}
+
+cudaError_t cudaEventElapsedTime(float *Ms, cudaEvent_t Start, cudaEvent_t End) {
+  return guarded([&] { return eventElapsedTime(Ms, Start, End); });
+}
+
+} // extern "C"

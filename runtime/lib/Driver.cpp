@@ -1,0 +1,560 @@
+//===- Driver.cpp - the driver API: initialisation, errors, devices, contexts ===//
+
+#include "Driver.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/SHA256.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+using namespace llvm;
+using namespace ptx2amd;
+using namespace ptx2amd::runtime;
+
+namespace {
+
+std::atomic<bool> Initialized{false};
+
+struct ResultInfo {
+  CUresult Code;
+  const char *Name;
+  const char *Text;
+};
+
+// The library's own wording of each result it can return.
+constexpr ResultInfo Results[] = {
+    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+    {CUDA_ERROR_DEINITIALIZED, "CUDA_ERROR_DEINITIALIZED", "driver shutting down"},
+    {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+    {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
+    {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU",
+     "no kernel image is available for execution on the device"},
+    {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
+    {CUDA_ERROR_INVALID_SOURCE, "CUDA_ERROR_INVALID_SOURCE", "device kernel image is invalid"},
+    {CUDA_ERROR_FILE_NOT_FOUND, "CUDA_ERROR_FILE_NOT_FOUND", "file not found"},
+    {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
+    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS",
+     "an illegal memory access was encountered"},
+    {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
+     "too many resources requested for launch"},
+    {CUDA_ERROR_LAUNCH_TIMEOUT, "CUDA_ERROR_LAUNCH_TIMEOUT",
+     "the launch timed out and was terminated"},
+    {CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE, "CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE",
+     "primary context active"},
+    {CUDA_ERROR_CONTEXT_IS_DESTROYED, "CUDA_ERROR_CONTEXT_IS_DESTROYED", "context is destroyed"},
+    {CUDA_ERROR_ASSERT, "CUDA_ERROR_ASSERT", "device-side assert triggered"},
+    {CUDA_ERROR_HARDWARE_STACK_ERROR, "CUDA_ERROR_HARDWARE_STACK_ERROR", "hardware stack error"},
+    {CUDA_ERROR_ILLEGAL_INSTRUCTION, "CUDA_ERROR_ILLEGAL_INSTRUCTION",
+     "an illegal instruction was encountered"},
+    {CUDA_ERROR_MISALIGNED_ADDRESS, "CUDA_ERROR_MISALIGNED_ADDRESS", "misaligned address"},
+    {CUDA_ERROR_INVALID_ADDRESS_SPACE, "CUDA_ERROR_INVALID_ADDRESS_SPACE",
+     "operation not supported on global/shared address space"},
+    {CUDA_ERROR_INVALID_PC, "CUDA_ERROR_INVALID_PC", "invalid program counter"},
+    {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
+    {CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
+     "too many blocks in cooperative launch"},
+    {CUDA_ERROR_NOT_PERMITTED, "CUDA_ERROR_NOT_PERMITTED", "operation not permitted"},
+    {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+    {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
+};
+
+const ResultInfo *find(CUresult R) {
+  for (const ResultInfo &I : Results)
+    if (I.Code == R)
+      return &I;
+  return nullptr;
+}
+
+thread_local CUresult DetailResult = CUDA_SUCCESS;
+thread_local std::string DetailText; ///< "<text>: <detail>" of DetailResult
+
+/// The thread's context stack (cuCtxPushCurrent/PopCurrent; cuCtxSetCurrent replaces the top).
+thread_local std::vector<DriverContext *> ContextStack;
+
+cudaError_t checkOrdinal(CUdevice Device) {
+  if (Device != 0)
+    return fail(cudaErrorInvalidDevice, formatv("device {0}; there is one, 0", Device).str());
+  return cudaSuccess;
+}
+
+/// A handle of a live context: the primary one or a created one.
+cudaError_t checkContext(CUcontext Ctx, DriverContext *&Out) {
+  auto *C = reinterpret_cast<DriverContext *>(Ctx);
+  DriverState &S = driverState();
+  std::lock_guard<std::mutex> Lock(S.Mutex);
+  if (C != &S.PrimaryContext && !S.Created.count(C))
+    return fail(cudaErrorDeviceUninitialized, formatv("no context {0}", (const void *)Ctx).str());
+  Out = C;
+  return cudaSuccess;
+}
+
+cudaError_t createContext(CUcontext *Out, unsigned Flags, CUdevice Device) {
+  if (!Out)
+    return fail(cudaErrorInvalidValue);
+  if (cudaError_t E = checkOrdinal(Device))
+    return E;
+  auto C = std::make_unique<DriverContext>();
+  C->Flags = Flags;
+  DriverState &S = driverState();
+  {
+    std::lock_guard<std::mutex> Lock(S.Mutex);
+    S.Created.insert(C.get());
+  }
+  ContextStack.push_back(C.get());
+  *Out = reinterpret_cast<CUcontext>(C.release());
+  return cudaSuccess;
+}
+
+/// Unloads the modules of the primary context (its reset, or its last release).
+cudaError_t resetPrimary() {
+  DriverState &S = driverState();
+  std::vector<FatbinRecord *> Modules;
+  {
+    std::lock_guard<std::mutex> Lock(S.Mutex);
+    Modules.swap(S.PrimaryContext.Modules);
+  }
+  return unloadModules(std::move(Modules));
+}
+
+} // namespace
+
+namespace ptx2amd::runtime {
+
+DriverState &driverState() {
+  static DriverState *S = new DriverState;
+  return *S;
+}
+
+bool driverInitialized() { return Initialized.load(); }
+
+CUresult toResult(cudaError_t E) {
+  switch (E) {
+  case cudaSuccess:
+    return CUDA_SUCCESS;
+  case cudaErrorInvalidValue:
+  case cudaErrorInvalidConfiguration:
+  case cudaErrorInvalidPitchValue:
+  case cudaErrorInvalidHostPointer:
+  case cudaErrorInvalidDevicePointer:
+  case cudaErrorInvalidMemcpyDirection:
+  case cudaErrorMissingConfiguration:
+    return CUDA_ERROR_INVALID_VALUE;
+  case cudaErrorMemoryAllocation:
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  case cudaErrorInitializationError:
+    return CUDA_ERROR_NOT_INITIALIZED;
+  case cudaErrorCudartUnloading:
+    return CUDA_ERROR_DEINITIALIZED;
+  case cudaErrorInvalidSymbol:
+  case cudaErrorSymbolNotFound:
+    return CUDA_ERROR_NOT_FOUND;
+  case cudaErrorInvalidDeviceFunction:
+  case cudaErrorInvalidResourceHandle:
+    return CUDA_ERROR_INVALID_HANDLE;
+  case cudaErrorNotYetImplemented:
+  case cudaErrorNotSupported:
+    return CUDA_ERROR_NOT_SUPPORTED;
+  case cudaErrorInsufficientDriver:
+  case cudaErrorStartupFailure:
+  case cudaErrorUnknown:
+    return CUDA_ERROR_UNKNOWN;
+  default:
+    // From 100 up, the two APIs number the errors they share alike.
+    return find(CUresult(int(E))) ? CUresult(int(E)) : CUDA_ERROR_UNKNOWN;
+  }
+}
+
+CUresult recordResult(CUresult R, cudaError_t E) {
+  DetailResult = R;
+  const ResultInfo *I = find(R);
+  DetailText = I ? I->Text : "unknown error";
+  std::string Why = detailOf(E);
+  if (!Why.empty())
+    DetailText += ": " + Why;
+  return R;
+}
+
+cudaError_t currentContext(DriverContext *&Out) {
+  if (!ContextStack.empty()) {
+    Out = ContextStack.back();
+    return cudaSuccess;
+  }
+  if (runtimeApiUsedOnThread()) {
+    Out = &driverState().PrimaryContext;
+    return cudaSuccess;
+  }
+  return fail(cudaErrorDeviceUninitialized, "no current context on this thread (cuCtxCreate, "
+                                            "cuCtxSetCurrent or cuDevicePrimaryCtxRetain first)");
+}
+
+} // namespace ptx2amd::runtime
+
+extern "C" {
+
+//===-- initialisation, versions, errors -----------------------------------===//
+
+CUresult cuInit(unsigned Flags) {
+  if (Flags)
+    return CUDA_ERROR_INVALID_VALUE;
+  DriverApiScope Scope;
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return recordResult(toResult(E), E);
+  Initialized.store(true);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDriverGetVersion(int *Version) {
+  if (!Version)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Version = CudaVersion;
+  return CUDA_SUCCESS;
+}
+
+// These work before cuInit, as CUDA's do.
+CUresult cuGetErrorString(CUresult R, const char **Text) {
+  if (!Text)
+    return CUDA_ERROR_INVALID_VALUE;
+  const ResultInfo *I = find(R);
+  if (!I) {
+    *Text = nullptr;
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *Text = R != CUDA_SUCCESS && R == DetailResult ? DetailText.c_str() : I->Text;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGetErrorName(CUresult R, const char **Name) {
+  if (!Name)
+    return CUDA_ERROR_INVALID_VALUE;
+  const ResultInfo *I = find(R);
+  *Name = I ? I->Name : nullptr;
+  return I ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+// NVIDIA's private interfaces between its own libraries (the static runtime, NVRTC): none here.
+// Callers that check the result go on without them (NVRTC does).
+CUresult cuGetExportTable(const void **Table, const CUuuid *Id) {
+  if (!Table || !Id)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Table = nullptr;
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+//===-- devices ------------------------------------------------------------===//
+
+CUresult cuDeviceGet(CUdevice *Device, int Ordinal) {
+  return driverCall([&] {
+    if (!Device)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = checkOrdinal(Ordinal))
+      return E;
+    *Device = 0;
+    return cudaSuccess;
+  });
+}
+
+CUresult cuDeviceGetCount(int *Count) {
+  return driverCall([&] {
+    if (!Count)
+      return fail(cudaErrorInvalidValue);
+    *Count = 1;
+    return cudaSuccess;
+  });
+}
+
+CUresult cuDeviceGetName(char *Name, int Length, CUdevice Device) {
+  return driverCall([&] {
+    if (!Name || Length <= 0)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = checkOrdinal(Device))
+      return E;
+    Context *C = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    size_t N = std::min(std::strlen(C->Props.name), size_t(Length - 1));
+    std::memcpy(Name, C->Props.name, N);
+    Name[N] = 0;
+    return cudaSuccess;
+  });
+}
+
+// A stable identity: a hash of the device's name and ISA.
+CUresult cuDeviceGetUuid_v2(CUuuid *Uuid, CUdevice Device) {
+  return driverCall([&] {
+    if (!Uuid)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = checkOrdinal(Device))
+      return E;
+    Context *C = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    SHA256 H;
+    H.update(C->Dev.properties().Name);
+    H.update(C->Dev.properties().IsaName);
+    auto Digest = H.final();
+    std::memcpy(Uuid->bytes, Digest.data(), sizeof(Uuid->bytes));
+    return cudaSuccess;
+  });
+}
+
+CUresult cuDeviceGetUuid(CUuuid *Uuid, CUdevice Device) { return cuDeviceGetUuid_v2(Uuid, Device); }
+
+CUresult cuDeviceTotalMem_v2(size_t *Bytes, CUdevice Device) {
+  return driverCall([&] {
+    if (!Bytes)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = checkOrdinal(Device))
+      return E;
+    Context *C = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    *Bytes = C->Props.totalGlobalMem;
+    return cudaSuccess;
+  });
+}
+
+CUresult cuDeviceGetAttribute(int *Value, int Attribute, CUdevice Device) {
+  return driverCall([&] {
+    if (!Value)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = checkOrdinal(Device))
+      return E;
+    Context *C = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    if (!deviceAttribute(C->Props, cudaDeviceAttr(Attribute), *Value))
+      return fail(cudaErrorInvalidValue, formatv("device attribute {0}", Attribute).str());
+    return cudaSuccess;
+  });
+}
+
+CUresult cuDeviceComputeCapability(int *Major, int *Minor, CUdevice Device) {
+  return driverCall([&] {
+    if (!Major || !Minor)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = checkOrdinal(Device))
+      return E;
+    Context *C = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    *Major = C->Props.major;
+    *Minor = C->Props.minor;
+    return cudaSuccess;
+  });
+}
+
+//===-- contexts -----------------------------------------------------------===//
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext *Ctx, CUdevice Device) {
+  return driverCall([&] {
+    if (!Ctx)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = checkOrdinal(Device))
+      return E;
+    DriverState &S = driverState();
+    std::lock_guard<std::mutex> Lock(S.Mutex);
+    ++S.PrimaryRetains;
+    *Ctx = reinterpret_cast<CUcontext>(&S.PrimaryContext);
+    return cudaSuccess;
+  });
+}
+
+// The last release unloads the primary context's modules, as CUDA destroys the context then.
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice Device) {
+  return driverCall([&] {
+    if (cudaError_t E = checkOrdinal(Device))
+      return E;
+    DriverState &S = driverState();
+    {
+      std::lock_guard<std::mutex> Lock(S.Mutex);
+      if (!S.PrimaryRetains)
+        return fail(cudaErrorDeviceUninitialized, "the primary context is not retained");
+      if (--S.PrimaryRetains)
+        return cudaSuccess;
+    }
+    return resetPrimary();
+  });
+}
+
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice Device) {
+  return driverCall([&] {
+    if (cudaError_t E = checkOrdinal(Device))
+      return E;
+    return resetPrimary();
+  });
+}
+
+CUresult cuDevicePrimaryCtxGetState(CUdevice Device, unsigned *Flags, int *Active) {
+  return driverCall([&] {
+    if (!Flags || !Active)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = checkOrdinal(Device))
+      return E;
+    DriverState &S = driverState();
+    std::lock_guard<std::mutex> Lock(S.Mutex);
+    *Flags = S.PrimaryContext.Flags;
+    *Active = S.PrimaryRetains > 0 || runtimeApiUsedOnThread();
+    return cudaSuccess;
+  });
+}
+
+// Scheduling flags are kept and reported; the host waits the same way whatever they say.
+CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice Device, unsigned Flags) {
+  return driverCall([&] {
+    if (cudaError_t E = checkOrdinal(Device))
+      return E;
+    DriverState &S = driverState();
+    std::lock_guard<std::mutex> Lock(S.Mutex);
+    S.PrimaryContext.Flags = Flags;
+    return cudaSuccess;
+  });
+}
+
+CUresult cuCtxCreate_v2(CUcontext *Ctx, unsigned Flags, CUdevice Device) {
+  return driverCall([&] { return createContext(Ctx, Flags, Device); });
+}
+
+// CUDA 13's cuCtxCreate: execution-affinity and CIG parameters are not supported.
+CUresult cuCtxCreate_v4(CUcontext *Ctx, void *Params, unsigned Flags, CUdevice Device) {
+  return driverCall([&] {
+    if (Params)
+      return fail(cudaErrorNotSupported, "context creation parameters (execution affinity, CIG)");
+    return createContext(Ctx, Flags, Device);
+  });
+}
+
+CUresult cuCtxDestroy_v2(CUcontext Ctx) {
+  return driverCall([&] {
+    DriverContext *C = nullptr;
+    if (cudaError_t E = checkContext(Ctx, C))
+      return E;
+    if (C->Primary)
+      return fail(cudaErrorInvalidValue, "the primary context is released, not destroyed");
+    std::vector<FatbinRecord *> Modules;
+    {
+      DriverState &S = driverState();
+      std::lock_guard<std::mutex> Lock(S.Mutex);
+      S.Created.erase(C);
+      Modules.swap(C->Modules);
+    }
+    std::erase(ContextStack, C);
+    delete C;
+    return unloadModules(std::move(Modules));
+  });
+}
+
+CUresult cuCtxPushCurrent_v2(CUcontext Ctx) {
+  return driverCall([&] {
+    DriverContext *C = nullptr;
+    if (cudaError_t E = checkContext(Ctx, C))
+      return E;
+    ContextStack.push_back(C);
+    return cudaSuccess;
+  });
+}
+
+CUresult cuCtxPopCurrent_v2(CUcontext *Ctx) {
+  return driverCall([&] {
+    if (ContextStack.empty())
+      return fail(cudaErrorDeviceUninitialized, "the context stack is empty");
+    if (Ctx)
+      *Ctx = reinterpret_cast<CUcontext>(ContextStack.back());
+    ContextStack.pop_back();
+    return cudaSuccess;
+  });
+}
+
+CUresult cuCtxSetCurrent(CUcontext Ctx) {
+  return driverCall([&] {
+    if (!Ctx) {
+      if (!ContextStack.empty())
+        ContextStack.pop_back();
+      return cudaSuccess;
+    }
+    DriverContext *C = nullptr;
+    if (cudaError_t E = checkContext(Ctx, C))
+      return E;
+    if (ContextStack.empty())
+      ContextStack.push_back(C);
+    else
+      ContextStack.back() = C;
+    return cudaSuccess;
+  });
+}
+
+CUresult cuCtxGetCurrent(CUcontext *Ctx) {
+  return driverCall([&] {
+    if (!Ctx)
+      return fail(cudaErrorInvalidValue);
+    *Ctx = nullptr;
+    if (ContextStack.empty() && !runtimeApiUsedOnThread())
+      return cudaSuccess;
+    DriverContext *C = nullptr;
+    if (cudaError_t E = currentContext(C))
+      return E;
+    *Ctx = reinterpret_cast<CUcontext>(C);
+    return cudaSuccess;
+  });
+}
+
+CUresult cuCtxGetDevice(CUdevice *Device) {
+  return driverCall([&] {
+    if (!Device)
+      return fail(cudaErrorInvalidValue);
+    DriverContext *C = nullptr;
+    if (cudaError_t E = currentContext(C))
+      return E;
+    *Device = 0;
+    return cudaSuccess;
+  });
+}
+
+CUresult cuCtxGetFlags(unsigned *Flags) {
+  return driverCall([&] {
+    if (!Flags)
+      return fail(cudaErrorInvalidValue);
+    DriverContext *C = nullptr;
+    if (cudaError_t E = currentContext(C))
+      return E;
+    *Flags = C->Flags;
+    return cudaSuccess;
+  });
+}
+
+// The context API of CUDA 3.2 and later, which every context here has.
+CUresult cuCtxGetApiVersion(CUcontext Ctx, unsigned *Version) {
+  return driverCall([&] {
+    if (!Version)
+      return fail(cudaErrorInvalidValue);
+    DriverContext *C = nullptr;
+    if (cudaError_t E = Ctx ? checkContext(Ctx, C) : currentContext(C))
+      return E;
+    *Version = 3020;
+    return cudaSuccess;
+  });
+}
+
+CUresult cuCtxSynchronize() {
+  return driverCall([&] {
+    DriverContext *DC = nullptr;
+    if (cudaError_t E = currentContext(DC))
+      return E;
+    Context *C = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    return synchronizeAll(*C);
+  });
+}
+
+} // extern "C"

@@ -1,0 +1,163 @@
+//===- Driver.h - libcuda.so.1's entry points and their shared state -*- C++ -*-===//
+//
+// The CUDA driver API over the same context as the runtime API (Runtime.h): one device, one
+// module loader, one set of allocations, streams and events, whichever API a program calls.
+// Driver contexts (primary or created) are handles over that one device context; each owns the
+// modules loaded while it was current.
+//
+// Every entry point runs its body through driverCall(): CUDA_ERROR_NOT_INITIALIZED before
+// cuInit, the sticky error after one, CUresult codes for the runtime's errors, and a per-thread
+// text for cuGetErrorString that says what failed.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "DriverTypes.h"
+#include "Runtime.h"
+
+#include <unordered_set>
+
+namespace ptx2amd::runtime {
+
+struct DriverContext {
+  explicit DriverContext(bool IsPrimary = false) : Primary(IsPrimary) {}
+  bool Primary;
+  unsigned Flags = 0;
+  std::vector<FatbinRecord *> Modules; ///< loaded while it was current
+};
+
+struct DriverState {
+  std::mutex Mutex; ///< guards what follows
+  DriverContext PrimaryContext{/*IsPrimary=*/true};
+  unsigned PrimaryRetains = 0;
+  std::unordered_set<DriverContext *> Created; ///< live cuCtxCreate contexts
+  std::unordered_map<const FatbinRecord *, std::unique_ptr<FatbinRecord>> Modules;
+  std::unordered_set<const KernelRecord *> Functions; ///< of live modules
+};
+DriverState &driverState();
+
+/// The CUresult of a runtime error code.
+CUresult toResult(cudaError_t E);
+/// Records \p R with the calling thread's detail of \p E for cuGetErrorString, and returns it.
+CUresult recordResult(CUresult R, cudaError_t E);
+bool driverInitialized();
+
+template <typename Body> CUresult driverCall(Body &&B) noexcept {
+  if (!driverInitialized())
+    return CUDA_ERROR_NOT_INITIALIZED;
+  DriverApiScope Scope;
+  cudaError_t E = guarded(B);
+  return E == cudaSuccess ? CUDA_SUCCESS : recordResult(toResult(E), E);
+}
+
+/// The thread's current context: the top of its context stack, or the primary context when the
+/// thread has used the runtime API (which makes it current there, as CUDA's runtime does).
+/// None is cudaErrorDeviceUninitialized (CUDA_ERROR_INVALID_CONTEXT).
+cudaError_t currentContext(DriverContext *&Out);
+
+/// The live module or function behind a handle.
+cudaError_t moduleOf(CUmodule M, FatbinRecord *&Out);
+cudaError_t functionOf(CUfunction F, KernelRecord *&Out);
+
+/// Unloads the modules of \p Ctx (which the caller has made unreachable), after the device's
+/// work.
+cudaError_t unloadModules(std::vector<FatbinRecord *> Modules);
+
+} // namespace ptx2amd::runtime
+
+// The exported functions, as CUDA 13's cuda.h declares them (under their versioned names).
+extern "C" {
+CUresult cuInit(unsigned Flags);
+CUresult cuDriverGetVersion(int *Version);
+CUresult cuGetErrorString(CUresult R, const char **Text);
+CUresult cuGetErrorName(CUresult R, const char **Name);
+CUresult cuGetExportTable(const void **Table, const CUuuid *Id);
+CUresult cuGetProcAddress(const char *Symbol, void **Fn, int CudaVersion, uint64_t Flags);
+CUresult cuGetProcAddress_v2(const char *Symbol, void **Fn, int CudaVersion, uint64_t Flags,
+                             CUdriverProcAddressQueryResult *Status);
+
+CUresult cuDeviceGet(CUdevice *Device, int Ordinal);
+CUresult cuDeviceGetCount(int *Count);
+CUresult cuDeviceGetName(char *Name, int Length, CUdevice Device);
+CUresult cuDeviceGetUuid(CUuuid *Uuid, CUdevice Device);
+CUresult cuDeviceGetUuid_v2(CUuuid *Uuid, CUdevice Device);
+CUresult cuDeviceTotalMem_v2(size_t *Bytes, CUdevice Device);
+CUresult cuDeviceGetAttribute(int *Value, int Attribute, CUdevice Device);
+CUresult cuDeviceComputeCapability(int *Major, int *Minor, CUdevice Device);
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext *Ctx, CUdevice Device);
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice Device);
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice Device);
+CUresult cuDevicePrimaryCtxGetState(CUdevice Device, unsigned *Flags, int *Active);
+CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice Device, unsigned Flags);
+CUresult cuCtxCreate_v2(CUcontext *Ctx, unsigned Flags, CUdevice Device);
+CUresult cuCtxCreate_v4(CUcontext *Ctx, void *Params, unsigned Flags, CUdevice Device);
+CUresult cuCtxDestroy_v2(CUcontext Ctx);
+CUresult cuCtxPushCurrent_v2(CUcontext Ctx);
+CUresult cuCtxPopCurrent_v2(CUcontext *Ctx);
+CUresult cuCtxSetCurrent(CUcontext Ctx);
+CUresult cuCtxGetCurrent(CUcontext *Ctx);
+CUresult cuCtxGetDevice(CUdevice *Device);
+CUresult cuCtxGetFlags(unsigned *Flags);
+CUresult cuCtxGetApiVersion(CUcontext Ctx, unsigned *Version);
+CUresult cuCtxSynchronize();
+
+CUresult cuModuleLoad(CUmodule *Module, const char *Path);
+CUresult cuModuleLoadData(CUmodule *Module, const void *Image);
+CUresult cuModuleLoadDataEx(CUmodule *Module, const void *Image, unsigned NumOptions,
+                            CUjit_option *Options, void **Values);
+CUresult cuModuleLoadFatBinary(CUmodule *Module, const void *FatBinary);
+CUresult cuModuleUnload(CUmodule Module);
+CUresult cuModuleGetFunction(CUfunction *Function, CUmodule Module, const char *Name);
+CUresult cuModuleGetGlobal_v2(CUdeviceptr *Address, size_t *Bytes, CUmodule Module,
+                              const char *Name);
+CUresult cuFuncGetAttribute(int *Value, CUfunction_attribute Attribute, CUfunction Function);
+CUresult cuFuncSetAttribute(CUfunction Function, CUfunction_attribute Attribute, int Value);
+CUresult cuFuncSetCacheConfig(CUfunction Function, int Config);
+CUresult cuFuncGetName(const char **Name, CUfunction Function);
+CUresult cuLaunchKernel(CUfunction Function, unsigned GridX, unsigned GridY, unsigned GridZ,
+                        unsigned BlockX, unsigned BlockY, unsigned BlockZ, unsigned SharedBytes,
+                        CUstream Stream, void **Params, void **Extra);
+CUresult cuLaunchCooperativeKernel(CUfunction Function, unsigned GridX, unsigned GridY,
+                                   unsigned GridZ, unsigned BlockX, unsigned BlockY,
+                                   unsigned BlockZ, unsigned SharedBytes, CUstream Stream,
+                                   void **Params);
+
+CUresult cuMemAlloc_v2(CUdeviceptr *Ptr, size_t Bytes);
+CUresult cuMemFree_v2(CUdeviceptr Ptr);
+CUresult cuMemAllocHost_v2(void **Ptr, size_t Bytes);
+CUresult cuMemHostAlloc(void **Ptr, size_t Bytes, unsigned Flags);
+CUresult cuMemFreeHost(void *Ptr);
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *DevicePtr, void *HostPtr, unsigned Flags);
+CUresult cuMemAllocManaged(CUdeviceptr *Ptr, size_t Bytes, unsigned Flags);
+CUresult cuMemGetInfo_v2(size_t *Free, size_t *Total);
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *Base, size_t *Bytes, CUdeviceptr Ptr);
+CUresult cuMemcpy(CUdeviceptr Dst, CUdeviceptr Src, size_t Bytes);
+CUresult cuMemcpyAsync(CUdeviceptr Dst, CUdeviceptr Src, size_t Bytes, CUstream Stream);
+CUresult cuMemcpyHtoD_v2(CUdeviceptr Dst, const void *Src, size_t Bytes);
+CUresult cuMemcpyDtoH_v2(void *Dst, CUdeviceptr Src, size_t Bytes);
+CUresult cuMemcpyDtoD_v2(CUdeviceptr Dst, CUdeviceptr Src, size_t Bytes);
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr Dst, const void *Src, size_t Bytes, CUstream Stream);
+CUresult cuMemcpyDtoHAsync_v2(void *Dst, CUdeviceptr Src, size_t Bytes, CUstream Stream);
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr Dst, CUdeviceptr Src, size_t Bytes, CUstream Stream);
+CUresult cuMemsetD8_v2(CUdeviceptr Dst, unsigned char Value, size_t Count);
+CUresult cuMemsetD16_v2(CUdeviceptr Dst, unsigned short Value, size_t Count);
+CUresult cuMemsetD32_v2(CUdeviceptr Dst, unsigned Value, size_t Count);
+CUresult cuMemsetD8Async(CUdeviceptr Dst, unsigned char Value, size_t Count, CUstream Stream);
+CUresult cuMemsetD16Async(CUdeviceptr Dst, unsigned short Value, size_t Count, CUstream Stream);
+CUresult cuMemsetD32Async(CUdeviceptr Dst, unsigned Value, size_t Count, CUstream Stream);
+
+CUresult cuStreamCreate(CUstream *Stream, unsigned Flags);
+CUresult cuStreamCreateWithPriority(CUstream *Stream, unsigned Flags, int Priority);
+CUresult cuStreamDestroy_v2(CUstream Stream);
+CUresult cuStreamSynchronize(CUstream Stream);
+CUresult cuStreamQuery(CUstream Stream);
+CUresult cuStreamWaitEvent(CUstream Stream, CUevent Event, unsigned Flags);
+CUresult cuEventCreate(CUevent *Event, unsigned Flags);
+CUresult cuEventDestroy_v2(CUevent Event);
+CUresult cuEventRecord(CUevent Event, CUstream Stream);
+CUresult cuEventSynchronize(CUevent Event);
+CUresult cuEventQuery(CUevent Event);
+CUresult cuEventElapsedTime(float *Ms, CUevent Start, CUevent End);
+CUresult cuEventElapsedTime_v2(float *Ms, CUevent Start, CUevent End);
+}

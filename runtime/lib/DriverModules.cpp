@@ -1,0 +1,421 @@
+//===- DriverModules.cpp - the driver API: modules, functions, launches ===//
+//
+// A driver module is a FatbinRecord that the runtime's registry does not hold: opened at once
+// (the image's PTX selected), translated at its first cuModuleGetFunction or cuModuleGetGlobal.
+// A CUfunction is its KernelRecord, so driver launches take the runtime's launch path (checks,
+// logging, an unavailable kernel's error naming it and why).
+
+#include "Driver.h"
+
+#include "ptx2amd/fatbin/Fatbin.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace llvm;
+using namespace ptx2amd;
+using namespace ptx2amd::runtime;
+
+namespace {
+
+/// The extent of an image passed by address alone (cuModuleLoadData): a fatbin container's
+/// comes from its header, an ELF's from its headers, and anything else is NUL-terminated PTX.
+ArrayRef<uint8_t> imageExtent(const void *Image) {
+  auto *P = static_cast<const uint8_t *>(Image);
+  uint32_t Magic;
+  std::memcpy(&Magic, P, sizeof Magic);
+  if (Magic == fatbin::ContainerMagic) {
+    uint16_t HeaderSize;
+    uint64_t Body;
+    std::memcpy(&HeaderSize, P + 6, sizeof HeaderSize);
+    std::memcpy(&Body, P + 8, sizeof Body);
+    return {P, size_t(HeaderSize + Body)};
+  }
+  if (std::memcmp(P,
+                  "\x7f"
+                  "ELF",
+                  4) == 0 &&
+      P[4] == 2) {
+    // ELF64: the section header table is last in the files nvcc writes; the program headers
+    // bound it too.
+    uint64_t PhOff, ShOff;
+    uint16_t PhEntSize, PhNum, ShEntSize, ShNum;
+    std::memcpy(&PhOff, P + 0x20, 8);
+    std::memcpy(&ShOff, P + 0x28, 8);
+    std::memcpy(&PhEntSize, P + 0x36, 2);
+    std::memcpy(&PhNum, P + 0x38, 2);
+    std::memcpy(&ShEntSize, P + 0x3a, 2);
+    std::memcpy(&ShNum, P + 0x3c, 2);
+    uint64_t End = std::max<uint64_t>(
+        {64, PhOff + uint64_t(PhEntSize) * PhNum, ShOff + uint64_t(ShEntSize) * ShNum});
+    return {P, size_t(End)};
+  }
+  return {P, std::strlen(static_cast<const char *>(Image))};
+}
+
+/// Registers a module opened from \p Bytes in the current context.
+cudaError_t loadModule(CUmodule *Out, ArrayRef<uint8_t> Bytes, const std::string &Name,
+                       std::string *ErrorLog = nullptr) {
+  DriverContext *DC = nullptr;
+  if (cudaError_t E = currentContext(DC))
+    return E;
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  auto M = C->Loader.open(Bytes, Name);
+  if (!M) {
+    std::string Why = toString(M.takeError());
+    if (ErrorLog)
+      *ErrorLog = Why;
+    return fail(cudaErrorInvalidSource, Why);
+  }
+  auto F = std::make_unique<FatbinRecord>();
+  F->Name = Name;
+  F->Opened = true;
+  F->Module = std::move(*M);
+  FatbinRecord *Handle = F.get();
+  DriverState &S = driverState();
+  {
+    std::lock_guard<std::mutex> Lock(S.Mutex);
+    S.Modules.emplace(Handle, std::move(F));
+    DC->Modules.push_back(Handle);
+  }
+  log(loader::LogLevel::Debug, "loaded module '" + Name + "'");
+  *Out = reinterpret_cast<CUmodule>(Handle);
+  return cudaSuccess;
+}
+
+/// cuModuleLoadDataEx's log buffers: (buffer, size in bytes), both optional.
+struct JitLog {
+  char *Buffer = nullptr;
+  unsigned *Size = nullptr; ///< in: the buffer's size; out: the bytes written
+  void write(const std::string &Text) const {
+    if (!Buffer || !Size || !*Size)
+      return;
+    size_t N = std::min<size_t>(Text.size(), *Size - 1);
+    std::memcpy(Buffer, Text.data(), N);
+    Buffer[N] = 0;
+    *Size = unsigned(N + 1);
+  }
+};
+
+} // namespace
+
+namespace ptx2amd::runtime {
+
+cudaError_t moduleOf(CUmodule M, FatbinRecord *&Out) {
+  DriverState &S = driverState();
+  std::lock_guard<std::mutex> Lock(S.Mutex);
+  auto It = S.Modules.find(reinterpret_cast<const FatbinRecord *>(M));
+  if (It == S.Modules.end())
+    return fail(cudaErrorInvalidResourceHandle, formatv("no module {0}", (const void *)M).str());
+  Out = It->second.get();
+  return cudaSuccess;
+}
+
+cudaError_t functionOf(CUfunction F, KernelRecord *&Out) {
+  DriverState &S = driverState();
+  std::lock_guard<std::mutex> Lock(S.Mutex);
+  auto *K = reinterpret_cast<KernelRecord *>(F);
+  if (!S.Functions.count(K))
+    return fail(cudaErrorInvalidResourceHandle, formatv("no function {0}", (const void *)F).str());
+  Out = K;
+  return cudaSuccess;
+}
+
+cudaError_t unloadModules(std::vector<FatbinRecord *> Modules) {
+  if (Modules.empty())
+    return cudaSuccess;
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  // Their kernels may still run.
+  if (cudaError_t E = synchronizeAll(*C))
+    return E;
+  DriverState &S = driverState();
+  std::lock_guard<std::mutex> Lock(S.Mutex);
+  for (FatbinRecord *F : Modules) {
+    for (auto &K : F->Kernels)
+      S.Functions.erase(K.get());
+    S.Modules.erase(F);
+  }
+  return cudaSuccess;
+}
+
+} // namespace ptx2amd::runtime
+
+extern "C" {
+
+CUresult cuModuleLoad(CUmodule *Module, const char *Path) {
+  return driverCall([&] {
+    if (!Module || !Path)
+      return fail(cudaErrorInvalidValue);
+    auto Buffer = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!Buffer)
+      return fail(cudaErrorFileNotFound,
+                  formatv("{0}: {1}", Path, Buffer.getError().message()).str());
+    auto Bytes = ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>((*Buffer)->getBufferStart()),
+                                   (*Buffer)->getBufferSize());
+    return loadModule(Module, Bytes, Path);
+  });
+}
+
+CUresult cuModuleLoadDataEx(CUmodule *Module, const void *Image, unsigned NumOptions,
+                            CUjit_option *Options, void **Values) {
+  return driverCall([&] {
+    if (!Module || !Image || (NumOptions && (!Options || !Values)))
+      return fail(cudaErrorInvalidValue);
+    // Of the JIT options only the logs mean something here: translation happens at first use,
+    // so the error log gets what opening the image found wrong, and the info log stays empty.
+    JitLog Info, Errors;
+    for (unsigned I = 0; I < NumOptions; ++I) {
+      switch (Options[I]) {
+      case CU_JIT_INFO_LOG_BUFFER:
+        Info.Buffer = static_cast<char *>(Values[I]);
+        break;
+      case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES:
+        Info.Size = reinterpret_cast<unsigned *>(&Values[I]);
+        break;
+      case CU_JIT_ERROR_LOG_BUFFER:
+        Errors.Buffer = static_cast<char *>(Values[I]);
+        break;
+      case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES:
+        Errors.Size = reinterpret_cast<unsigned *>(&Values[I]);
+        break;
+      default:
+        break;
+      }
+    }
+    Info.write("");
+    std::string Log;
+    ArrayRef<uint8_t> Bytes = imageExtent(Image);
+    // Named by what it is, not where: the name ends up in cached diagnostics.
+    cudaError_t E = loadModule(Module, Bytes,
+                               formatv("in-memory image of {0} bytes", Bytes.size()).str(), &Log);
+    Errors.write(Log);
+    return E;
+  });
+}
+
+CUresult cuModuleLoadData(CUmodule *Module, const void *Image) {
+  return cuModuleLoadDataEx(Module, Image, 0, nullptr, nullptr);
+}
+
+CUresult cuModuleLoadFatBinary(CUmodule *Module, const void *FatBinary) {
+  return cuModuleLoadDataEx(Module, FatBinary, 0, nullptr, nullptr);
+}
+
+CUresult cuModuleUnload(CUmodule Module) {
+  return driverCall([&] {
+    FatbinRecord *F = nullptr;
+    if (cudaError_t E = moduleOf(Module, F))
+      return E;
+    {
+      DriverState &S = driverState();
+      std::lock_guard<std::mutex> Lock(S.Mutex);
+      std::erase(S.PrimaryContext.Modules, F);
+      for (DriverContext *C : S.Created)
+        std::erase(C->Modules, F);
+    }
+    return unloadModules({F});
+  });
+}
+
+// Looking a function up translates the module (or takes it from the JIT cache). A kernel the
+// PTX declares but that failed to translate is still a function: its launches fail, naming it
+// and the reason, as the runtime API's do.
+CUresult cuModuleGetFunction(CUfunction *Function, CUmodule Module, const char *Name) {
+  return driverCall([&] {
+    if (!Function || !Name)
+      return fail(cudaErrorInvalidValue);
+    FatbinRecord *F = nullptr;
+    if (cudaError_t E = moduleOf(Module, F))
+      return E;
+    std::lock_guard<std::mutex> Lock(F->Mutex);
+    for (auto &K : F->Kernels)
+      if (K->Name == Name) {
+        *Function = reinterpret_cast<CUfunction>(K.get());
+        return cudaSuccess;
+      }
+    if (Error E = F->Module->load())
+      return fail(cudaErrorInvalidPtx, std::move(E));
+    if (!F->Module->hasKernel(Name))
+      return fail(cudaErrorSymbolNotFound,
+                  formatv("no kernel '{0}' in {1}", Name, F->Module->name()).str());
+    auto K = std::make_unique<KernelRecord>();
+    K->Fatbin = F;
+    K->Name = Name;
+    KernelRecord *Handle = K.get();
+    F->Kernels.push_back(std::move(K));
+    DriverState &S = driverState();
+    std::lock_guard<std::mutex> StateLock(S.Mutex);
+    S.Functions.insert(Handle);
+    *Function = reinterpret_cast<CUfunction>(Handle);
+    return cudaSuccess;
+  });
+}
+
+CUresult cuModuleGetGlobal_v2(CUdeviceptr *Address, size_t *Bytes, CUmodule Module,
+                              const char *Name) {
+  return driverCall([&] {
+    if (!Name || (!Address && !Bytes))
+      return fail(cudaErrorInvalidValue);
+    FatbinRecord *F = nullptr;
+    if (cudaError_t E = moduleOf(Module, F))
+      return E;
+    auto G = F->Module->global(Name);
+    if (!G)
+      return fail(cudaErrorSymbolNotFound, G.takeError());
+    if (Address)
+      *Address = CUdeviceptr(uintptr_t(G->Address));
+    if (Bytes)
+      *Bytes = G->Size;
+    return cudaSuccess;
+  });
+}
+
+CUresult cuFuncGetAttribute(int *Value, CUfunction_attribute Attribute, CUfunction Function) {
+  return driverCall([&] {
+    if (!Value)
+      return fail(cudaErrorInvalidValue);
+    KernelRecord *K = nullptr;
+    if (cudaError_t E = functionOf(Function, K))
+      return E;
+    cudaFuncAttributes A;
+    if (cudaError_t E = functionAttributes(*K, A))
+      return E;
+    switch (Attribute) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+      *Value = A.maxThreadsPerBlock;
+      break;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+      *Value = int(A.sharedSizeBytes);
+      break;
+    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
+      *Value = int(A.constSizeBytes);
+      break;
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+      *Value = int(A.localSizeBytes);
+      break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS:
+      *Value = A.numRegs;
+      break;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+      *Value = A.ptxVersion;
+      break;
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+      *Value = A.binaryVersion;
+      break;
+    case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
+      *Value = A.cacheModeCA;
+      break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+      *Value = A.maxDynamicSharedSizeBytes;
+      break;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+      *Value = A.preferredShmemCarveout;
+      break;
+    default:
+      return fail(cudaErrorInvalidValue, formatv("function attribute {0}", int(Attribute)).str());
+    }
+    return cudaSuccess;
+  });
+}
+
+CUresult cuFuncSetAttribute(CUfunction Function, CUfunction_attribute Attribute, int Value) {
+  return driverCall([&] {
+    KernelRecord *K = nullptr;
+    if (cudaError_t E = functionOf(Function, K))
+      return E;
+    if (Attribute == CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)
+      return cudaSuccess; // a hint; LDS has no carveout
+    if (Attribute != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+      return fail(cudaErrorInvalidValue, formatv("function attribute {0}", int(Attribute)).str());
+    return setMaxDynamicSharedBytes(*K, Value);
+  });
+}
+
+CUresult cuFuncSetCacheConfig(CUfunction Function, int Config) {
+  return driverCall([&] {
+    KernelRecord *K = nullptr;
+    return functionOf(Function, K);
+  });
+}
+
+CUresult cuFuncGetName(const char **Name, CUfunction Function) {
+  return driverCall([&] {
+    if (!Name)
+      return fail(cudaErrorInvalidValue);
+    KernelRecord *K = nullptr;
+    if (cudaError_t E = functionOf(Function, K))
+      return E;
+    *Name = K->Name.c_str();
+    return cudaSuccess;
+  });
+}
+
+// With `extra`, the arguments come packed as CUDA lays them out, which is the kernarg layout of
+// the translated kernel's explicit arguments: each argument's pointer is its offset there.
+CUresult cuLaunchKernel(CUfunction Function, unsigned GridX, unsigned GridY, unsigned GridZ,
+                        unsigned BlockX, unsigned BlockY, unsigned BlockZ, unsigned SharedBytes,
+                        CUstream Stream, void **Params, void **Extra) {
+  return driverCall([&] {
+    KernelRecord *K = nullptr;
+    if (cudaError_t E = functionOf(Function, K))
+      return E;
+    if (Params && Extra)
+      return fail(cudaErrorInvalidValue, "both kernelParams and extra");
+    std::vector<void *> Packed;
+    if (Extra) {
+      char *Buffer = nullptr;
+      size_t *Size = nullptr;
+      for (void **P = Extra; *P != CuLaunchParamEnd; P += 2) {
+        if (*P == CuLaunchParamBufferPointer)
+          Buffer = static_cast<char *>(P[1]);
+        else if (*P == CuLaunchParamBufferSize)
+          Size = static_cast<size_t *>(P[1]);
+        else
+          return fail(cudaErrorInvalidValue,
+                      formatv("unknown key {0} in extra", (const void *)*P).str());
+      }
+      if (!Buffer || !Size)
+        return fail(cudaErrorInvalidValue, "extra without CU_LAUNCH_PARAM_BUFFER_POINTER and "
+                                           "CU_LAUNCH_PARAM_BUFFER_SIZE");
+      Context *C = nullptr;
+      const loader::Kernel *DK = nullptr;
+      if (cudaError_t E = context(C))
+        return E;
+      if (cudaError_t E = resolveKernel(*C, *K, DK))
+        return E;
+      for (const amdgpu::KernelArgMetadata &A : DK->metadata().Args) {
+        if (A.isHidden())
+          continue;
+        if (A.Offset + A.Size > *Size)
+          return fail(cudaErrorInvalidValue,
+                      formatv("kernel '{0}': the {1}-byte argument buffer ends before argument "
+                              "{2} (offset {3}, {4} bytes)",
+                              K->Name, *Size, Packed.size(), A.Offset, A.Size)
+                          .str());
+        Packed.push_back(Buffer + A.Offset);
+      }
+      Params = Packed.data();
+    }
+    return launchKernel(K, dim3{GridX, GridY, GridZ}, dim3{BlockX, BlockY, BlockZ}, Params,
+                        SharedBytes, Stream);
+  });
+}
+
+// As cudaLaunchCooperativeKernel: the device reports no cooperative launch; a kernel without
+// grid-wide synchronisation runs as an ordinary launch.
+CUresult cuLaunchCooperativeKernel(CUfunction Function, unsigned GridX, unsigned GridY,
+                                   unsigned GridZ, unsigned BlockX, unsigned BlockY,
+                                   unsigned BlockZ, unsigned SharedBytes, CUstream Stream,
+                                   void **Params) {
+  return cuLaunchKernel(Function, GridX, GridY, GridZ, BlockX, BlockY, BlockZ, SharedBytes, Stream,
+                        Params, nullptr);
+}
+
+} // extern "C"

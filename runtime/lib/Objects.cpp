@@ -1,0 +1,368 @@
+//===- Objects.cpp - devices, streams, events and functions, for both APIs ===//
+//
+// The bodies of the runtime and driver APIs' device, stream, event and function calls; a CUDA
+// stream or event handle is the same in both APIs (CUstream is cudaStream_t).
+
+#include "Runtime.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace ptx2amd::runtime {
+namespace {
+cudaError_t findEvent(Context &C, cudaEvent_t Handle, EventRecord *&Out) {
+  std::lock_guard<std::mutex> Lock(C.Mutex);
+  auto It = C.Events.find(Handle);
+  if (It == C.Events.end())
+    return fail(cudaErrorInvalidResourceHandle, formatv("no event {0}", (const void *)Handle));
+  Out = It->second.get();
+  return cudaSuccess;
+}
+
+/// Makes a device stream or event with \p Make (into the record) and registers the record under
+/// its CUDA handle in \p Table.
+template <typename HandleT, typename RecordT, typename MakeFn>
+cudaError_t createHandle(HandleT *Out, unsigned Flags,
+                         std::unordered_map<HandleT, std::unique_ptr<RecordT>> Context::*Table,
+                         MakeFn Make) {
+  if (!Out)
+    return fail(cudaErrorInvalidValue);
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  auto R = std::make_unique<RecordT>();
+  if (llvm::Error E = Make(C->Dev, *R))
+    return fail(cudaErrorMemoryAllocation, std::move(E));
+  R->Flags = Flags;
+  HandleT Handle = reinterpret_cast<HandleT>(R.get());
+  std::lock_guard<std::mutex> Lock(C->Mutex);
+  (C->*Table).emplace(Handle, std::move(R));
+  *Out = Handle;
+  return cudaSuccess;
+}
+
+} // namespace
+
+/// The device's value of \p A, from the same properties cudaGetDeviceProperties reports.
+bool deviceAttribute(const cudaDeviceProp &P, cudaDeviceAttr A, int &Out) {
+  switch (A) {
+  case cudaDevAttrMaxThreadsPerBlock:
+    Out = P.maxThreadsPerBlock;
+    return true;
+  case cudaDevAttrMaxBlockDimX:
+  case cudaDevAttrMaxBlockDimY:
+  case cudaDevAttrMaxBlockDimZ:
+    Out = P.maxThreadsDim[A - cudaDevAttrMaxBlockDimX];
+    return true;
+  case cudaDevAttrMaxGridDimX:
+  case cudaDevAttrMaxGridDimY:
+  case cudaDevAttrMaxGridDimZ:
+    Out = P.maxGridSize[A - cudaDevAttrMaxGridDimX];
+    return true;
+  case cudaDevAttrMaxSharedMemoryPerBlock:
+    Out = int(P.sharedMemPerBlock);
+    return true;
+  case cudaDevAttrTotalConstantMemory:
+    Out = int(P.totalConstMem);
+    return true;
+  case cudaDevAttrWarpSize:
+    Out = P.warpSize;
+    return true;
+  case cudaDevAttrMaxPitch:
+    Out = int(P.memPitch);
+    return true;
+  case cudaDevAttrMaxRegistersPerBlock:
+    Out = P.regsPerBlock;
+    return true;
+  case cudaDevAttrMultiProcessorCount:
+    Out = P.multiProcessorCount;
+    return true;
+  case cudaDevAttrIntegrated:
+    Out = P.integrated;
+    return true;
+  case cudaDevAttrCanMapHostMemory:
+    Out = P.canMapHostMemory;
+    return true;
+  case cudaDevAttrConcurrentKernels:
+    Out = P.concurrentKernels;
+    return true;
+  case cudaDevAttrL2CacheSize:
+    Out = P.l2CacheSize;
+    return true;
+  case cudaDevAttrMaxThreadsPerMultiProcessor:
+    Out = P.maxThreadsPerMultiProcessor;
+    return true;
+  case cudaDevAttrAsyncEngineCount:
+    Out = P.asyncEngineCount;
+    return true;
+  case cudaDevAttrUnifiedAddressing:
+    Out = P.unifiedAddressing;
+    return true;
+  case cudaDevAttrComputeCapabilityMajor:
+    Out = P.major;
+    return true;
+  case cudaDevAttrComputeCapabilityMinor:
+    Out = P.minor;
+    return true;
+  case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
+    Out = int(P.sharedMemPerMultiprocessor);
+    return true;
+  case cudaDevAttrMaxRegistersPerMultiprocessor:
+    Out = P.regsPerMultiprocessor;
+    return true;
+  case cudaDevAttrManagedMemory:
+    Out = P.managedMemory;
+    return true;
+  case cudaDevAttrConcurrentManagedAccess:
+    Out = P.concurrentManagedAccess;
+    return true;
+  case cudaDevAttrCooperativeLaunch:
+    Out = P.cooperativeLaunch;
+    return true;
+  case cudaDevAttrMaxSharedMemoryPerBlockOptin:
+    Out = int(P.sharedMemPerBlockOptin);
+    return true;
+  case cudaDevAttrMaxBlocksPerMultiprocessor:
+    Out = P.maxBlocksPerMultiProcessor;
+    return true;
+  }
+  return false;
+}
+
+/// The one device there is: ordinal 0.
+cudaError_t checkDevice(int Device) {
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  if (Device != 0)
+    return fail(cudaErrorInvalidDevice, formatv("device {0}; there is one, 0", Device).str());
+  return cudaSuccess;
+}
+
+cudaError_t createStream(cudaStream_t *Out, unsigned Flags) {
+  return createHandle(Out, Flags, &Context::Streams, [](auto &Dev, StreamRecord &R) -> llvm::Error {
+    auto S = Dev.createStream();
+    if (!S)
+      return S.takeError();
+    R.Stream = std::move(*S);
+    return llvm::Error::success();
+  });
+}
+
+cudaError_t createEvent(cudaEvent_t *Out, unsigned Flags) {
+  return createHandle(Out, Flags, &Context::Events, [](auto &Dev, EventRecord &R) -> llvm::Error {
+    auto Ev = Dev.createEvent();
+    if (!Ev)
+      return Ev.takeError();
+    R.Event = std::move(*Ev);
+    return llvm::Error::success();
+  });
+}
+
+cudaError_t destroyStream(cudaStream_t S) {
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  std::unique_ptr<StreamRecord> R;
+  {
+    std::lock_guard<std::mutex> Lock(C->Mutex);
+    auto It = C->Streams.find(S);
+    if (It == C->Streams.end())
+      return fail(cudaErrorInvalidResourceHandle, formatv("no stream {0}", (const void *)S));
+    R = std::move(It->second);
+    C->Streams.erase(It);
+  }
+  // CUDA lets the stream's work finish; the device's stream must outlive it.
+  if (Error E = C->Dev.synchronize(R->Stream.get()))
+    return fail(cudaErrorLaunchFailure, std::move(E));
+  return cudaSuccess;
+}
+
+cudaError_t synchronizeStream(cudaStream_t S) {
+  Context *C = nullptr;
+  loader::Stream *Stream = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  if (cudaError_t E = streamFor(*C, S, Stream))
+    return E;
+  if (Error E = C->Dev.synchronize(Stream))
+    return fail(cudaErrorLaunchFailure, std::move(E));
+  return cudaSuccess;
+}
+
+cudaError_t queryStream(cudaStream_t S) {
+  Context *C = nullptr;
+  loader::Stream *Stream = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  if (cudaError_t E = streamFor(*C, S, Stream))
+    return E;
+  // An event recorded now completes when the stream's present work does.
+  auto Ev = C->Dev.createEvent();
+  if (!Ev)
+    return fail(cudaErrorMemoryAllocation, Ev.takeError());
+  if (Error E = C->Dev.record(**Ev, Stream))
+    return fail(cudaErrorLaunchFailure, std::move(E));
+  auto Done = C->Dev.isComplete(**Ev);
+  if (!Done)
+    return fail(cudaErrorLaunchFailure, Done.takeError());
+  return *Done ? cudaSuccess : cudaErrorNotReady;
+}
+
+// The stream waits for the event on the host: correct, without overlap.
+cudaError_t streamWaitEvent(cudaStream_t S, cudaEvent_t Event) {
+  Context *C = nullptr;
+  EventRecord *R = nullptr;
+  loader::Stream *Stream = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  if (cudaError_t E = findEvent(*C, Event, R))
+    return E;
+  if (cudaError_t E = streamFor(*C, S, Stream))
+    return E;
+  if (Error E = C->Dev.synchronize(*R->Event))
+    return fail(cudaErrorLaunchFailure, std::move(E));
+  return cudaSuccess;
+}
+
+cudaError_t destroyEvent(cudaEvent_t Event) {
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  std::lock_guard<std::mutex> Lock(C->Mutex);
+  if (!C->Events.erase(Event))
+    return fail(cudaErrorInvalidResourceHandle, formatv("no event {0}", (const void *)Event).str());
+  return cudaSuccess;
+}
+
+cudaError_t recordEvent(cudaEvent_t Event, cudaStream_t S) {
+  Context *C = nullptr;
+  EventRecord *R = nullptr;
+  loader::Stream *Stream = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  if (cudaError_t E = findEvent(*C, Event, R))
+    return E;
+  if (cudaError_t E = streamFor(*C, S, Stream))
+    return E;
+  if (Error E = C->Dev.record(*R->Event, Stream))
+    return fail(cudaErrorLaunchFailure, std::move(E));
+  std::lock_guard<std::mutex> Lock(C->Mutex);
+  R->Recorded = true;
+  return cudaSuccess;
+}
+
+cudaError_t synchronizeEvent(cudaEvent_t Event) {
+  Context *C = nullptr;
+  EventRecord *R = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  if (cudaError_t E = findEvent(*C, Event, R))
+    return E;
+  if (Error E = C->Dev.synchronize(*R->Event))
+    return fail(cudaErrorLaunchFailure, std::move(E));
+  return cudaSuccess;
+}
+
+cudaError_t queryEvent(cudaEvent_t Event) {
+  Context *C = nullptr;
+  EventRecord *R = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  if (cudaError_t E = findEvent(*C, Event, R))
+    return E;
+  auto Done = C->Dev.isComplete(*R->Event);
+  if (!Done)
+    return fail(cudaErrorLaunchFailure, Done.takeError());
+  return *Done ? cudaSuccess : cudaErrorNotReady;
+}
+
+cudaError_t eventElapsedTime(float *Ms, cudaEvent_t Start, cudaEvent_t End) {
+  if (!Ms)
+    return fail(cudaErrorInvalidValue);
+  Context *C = nullptr;
+  EventRecord *A = nullptr, *B = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  if (cudaError_t E = findEvent(*C, Start, A))
+    return E;
+  if (cudaError_t E = findEvent(*C, End, B))
+    return E;
+  bool Timed;
+  {
+    std::lock_guard<std::mutex> Lock(C->Mutex);
+    Timed = A->Recorded && B->Recorded && !((A->Flags | B->Flags) & EventDisableTiming);
+  }
+  if (!Timed)
+    return fail(cudaErrorInvalidResourceHandle,
+                "elapsed time needs two recorded events with timing");
+  for (EventRecord *R : {A, B}) {
+    auto Done = C->Dev.isComplete(*R->Event);
+    if (!Done)
+      return fail(cudaErrorLaunchFailure, Done.takeError());
+    if (!*Done)
+      return fail(cudaErrorNotReady);
+  }
+  auto T = C->Dev.elapsedMs(*A->Event, *B->Event);
+  if (!T)
+    return fail(cudaErrorUnknown, T.takeError());
+  *Ms = *T;
+  return cudaSuccess;
+}
+
+int ptxTarget(StringRef Ptx) {
+  size_t At = Ptx.find(".target");
+  if (At == StringRef::npos)
+    return 0;
+  StringRef Rest = Ptx.substr(At + 7).ltrim();
+  int V = 0;
+  if (Rest.consume_front("sm_") && !Rest.consumeInteger(10, V))
+    return V;
+  return 0;
+}
+
+cudaError_t functionAttributes(KernelRecord &K, cudaFuncAttributes &Attr) {
+  Context *C = nullptr;
+  const loader::Kernel *DK = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  if (cudaError_t E = resolveKernel(*C, K, DK))
+    return E;
+  const amdgpu::KernelMetadata &M = DK->metadata();
+  Attr = {};
+  Attr.sharedSizeBytes = M.GroupSegmentFixedSize;
+  Attr.localSizeBytes = M.PrivateSegmentFixedSize;
+  Attr.maxThreadsPerBlock = int(std::min<uint64_t>(
+      M.MaxFlatWorkgroupSize ? M.MaxFlatWorkgroupSize : 1024, C->Props.maxThreadsPerBlock));
+  Attr.numRegs = int(M.VgprCount);
+  Attr.ptxVersion = Attr.binaryVersion = ptxTarget(K.Fatbin->Module->ptx());
+  int Available = int(C->Props.sharedMemPerBlock - M.GroupSegmentFixedSize);
+  std::lock_guard<std::mutex> Lock(K.Mutex);
+  Attr.maxDynamicSharedSizeBytes =
+      K.MaxDynamicSharedBytes >= 0 ? K.MaxDynamicSharedBytes : Available;
+  Attr.preferredShmemCarveout = -1;
+  return cudaSuccess;
+}
+
+cudaError_t setMaxDynamicSharedBytes(KernelRecord &K, int Value) {
+  Context *C = nullptr;
+  const loader::Kernel *DK = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  if (cudaError_t E = resolveKernel(*C, K, DK))
+    return E;
+  uint64_t Available = C->Props.sharedMemPerBlock - DK->metadata().GroupSegmentFixedSize;
+  if (Value < 0 || uint64_t(Value) > Available)
+    return fail(cudaErrorInvalidValue,
+                formatv("kernel '{0}': {1} bytes of dynamic shared memory; at most {2}", K.Name,
+                        Value, Available)
+                    .str());
+  std::lock_guard<std::mutex> Lock(K.Mutex);
+  K.MaxDynamicSharedBytes = Value;
+  return cudaSuccess;
+}
+
+} // namespace ptx2amd::runtime

@@ -1,0 +1,348 @@
+// driver_api: the driver API as CUDA defines it, with no runtime API call: cuInit, devices,
+// primary and created contexts, modules loaded from a .ptx file (cuModuleLoad), from a .fatbin
+// file's bytes (cuModuleLoadData, cuModuleLoadFatBinary) and from PTX text in memory
+// (cuModuleLoadDataEx with an error log), functions and globals, launches with kernelParams and
+// with `extra`, dynamic shared memory, memory (copies, memsets of 1, 2 and 4 bytes), streams,
+// events, and error results: a kernel that cannot be translated fails its launch with a result
+// whose text names it and why, and the process goes on.
+//
+// The .ptx and .fatbin files are found next to the executable.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cuda.h>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+static const char *kName = "driver_api";
+
+#define CU(call)                                                                                   \
+  do {                                                                                             \
+    CUresult r_ = (call);                                                                          \
+    if (r_ != CUDA_SUCCESS) {                                                                      \
+      const char *s_ = nullptr;                                                                    \
+      cuGetErrorString(r_, &s_);                                                                   \
+      printf("FAIL %s: %s (line %d): %d %s\n", kName, #call, __LINE__, int(r_), s_ ? s_ : "?");    \
+      return 1;                                                                                    \
+    }                                                                                              \
+  } while (0)
+
+#define EXPECT(cond)                                                                               \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      printf("FAIL %s: %s (line %d)\n", kName, #cond, __LINE__);                                   \
+      return 1;                                                                                    \
+    }                                                                                              \
+  } while (0)
+
+static std::string besideExecutable(const char *File) {
+  char Path[4096];
+  ssize_t N = readlink("/proc/self/exe", Path, sizeof Path - 1);
+  if (N <= 0)
+    return File;
+  Path[N] = 0;
+  std::string Dir(Path);
+  return Dir.substr(0, Dir.rfind('/') + 1) + File;
+}
+
+static std::vector<char> readFile(const std::string &Path) {
+  std::vector<char> Bytes;
+  if (FILE *F = fopen(Path.c_str(), "rb")) {
+    char Buf[65536];
+    size_t N;
+    while ((N = fread(Buf, 1, sizeof Buf, F)) > 0)
+      Bytes.insert(Bytes.end(), Buf, Buf + N);
+    fclose(F);
+  }
+  return Bytes;
+}
+
+// Runs scale_add of module M over n elements and checks y = scale[i%4]*x + offset.
+static int runScaleAdd(CUmodule M, int offset) {
+  const int n = 1000;
+  CUfunction F;
+  CU(cuModuleGetFunction(&F, M, "scale_add"));
+  CUdeviceptr gOffset, cScale;
+  size_t gBytes = 0, cBytes = 0;
+  CU(cuModuleGetGlobal(&gOffset, &gBytes, M, "g_offset"));
+  CU(cuModuleGetGlobal(&cScale, &cBytes, M, "c_scale"));
+  EXPECT(gBytes == sizeof(int) && cBytes == 4 * sizeof(float));
+  float scale[4] = {1.0f, -2.0f, 0.5f, 3.0f};
+  CU(cuMemcpyHtoD(gOffset, &offset, sizeof offset));
+  CU(cuMemcpyHtoD(cScale, scale, sizeof scale));
+  std::vector<float> x(n), y(n);
+  for (int i = 0; i < n; ++i)
+    x[i] = float(i) * 0.25f - 7.0f;
+  CUdeviceptr dx, dy;
+  CU(cuMemAlloc(&dx, n * sizeof(float)));
+  CU(cuMemAlloc(&dy, n * sizeof(float)));
+  CU(cuMemcpyHtoD(dx, x.data(), n * sizeof(float)));
+  int count = n;
+  void *params[] = {&dx, &dy, &count};
+  CU(cuLaunchKernel(F, (n + 127) / 128, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr));
+  CU(cuCtxSynchronize());
+  CU(cuMemcpyDtoH(y.data(), dy, n * sizeof(float)));
+  for (int i = 0; i < n; ++i)
+    EXPECT(y[i] == scale[i % 4] * x[i] + float(offset));
+  CU(cuMemFree(dx));
+  CU(cuMemFree(dy));
+  return 0;
+}
+
+// PTX written by hand: `ok` translates; `broken` reads %envreg0, which the translator refuses.
+static const char *kHandPtx = R"(
+.version 8.0
+.target sm_75
+.address_size 64
+
+.visible .entry ok(.param .u64 out)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, 42;
+  st.global.u32 [%rd2], %r1;
+  ret;
+}
+
+.visible .entry broken(.param .u64 out)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mov.u32 %r1, %envreg0;
+  st.global.u32 [%rd2], %r1;
+  ret;
+}
+)";
+
+int main() {
+  // Nothing works before cuInit.
+  CUdevice dev = -1;
+  EXPECT(cuDeviceGet(&dev, 0) == CUDA_ERROR_NOT_INITIALIZED);
+  int version = 0;
+  CU(cuDriverGetVersion(&version));
+  EXPECT(version >= 13000);
+  CU(cuInit(0));
+
+  int count = 0;
+  CU(cuDeviceGetCount(&count));
+  EXPECT(count >= 1);
+  CU(cuDeviceGet(&dev, 0));
+  EXPECT(cuDeviceGet(&dev, count) == CUDA_ERROR_INVALID_DEVICE);
+  char name[256];
+  CU(cuDeviceGetName(name, sizeof name, dev));
+  EXPECT(strlen(name) > 0);
+  int warp = 0, maxThreads = 0, major = 0;
+  CU(cuDeviceGetAttribute(&warp, CU_DEVICE_ATTRIBUTE_WARP_SIZE, dev));
+  CU(cuDeviceGetAttribute(&maxThreads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, dev));
+  CU(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
+  EXPECT(warp == 32 && maxThreads >= 256 && major >= 7);
+  size_t total = 0;
+  CU(cuDeviceTotalMem(&total, dev));
+  EXPECT(total > 0);
+
+  // No context is current yet.
+  CUdeviceptr none;
+  EXPECT(cuMemAlloc(&none, 16) == CUDA_ERROR_INVALID_CONTEXT);
+  CUcontext current = (CUcontext)1;
+  CU(cuCtxGetCurrent(&current));
+  EXPECT(current == nullptr);
+
+  CUcontext primary;
+  CU(cuDevicePrimaryCtxRetain(&primary, dev));
+  CU(cuCtxSetCurrent(primary));
+  CU(cuCtxGetCurrent(&current));
+  EXPECT(current == primary);
+
+  // The .ptx file, by path.
+  std::string ptxPath = besideExecutable("driver_kernels.ptx");
+  CUmodule fromPtx;
+  CU(cuModuleLoad(&fromPtx, ptxPath.c_str()));
+  if (runScaleAdd(fromPtx, 3))
+    return 1;
+  CUmodule missing;
+  EXPECT(cuModuleLoad(&missing, "/nonexistent/kernels.ptx") == CUDA_ERROR_FILE_NOT_FOUND);
+
+  // The .fatbin file's bytes, both ways.
+  std::vector<char> fatbin = readFile(besideExecutable("driver_kernels.fatbin"));
+  EXPECT(!fatbin.empty());
+  CUmodule fromFatbin, fromFatbin2;
+  CU(cuModuleLoadData(&fromFatbin, fatbin.data()));
+  if (runScaleAdd(fromFatbin, -5))
+    return 1;
+  CU(cuModuleLoadFatBinary(&fromFatbin2, fatbin.data()));
+  if (runScaleAdd(fromFatbin2, 11))
+    return 1;
+  CU(cuModuleUnload(fromFatbin2));
+  CUfunction gone;
+  EXPECT(cuModuleGetFunction(&gone, fromFatbin2, "scale_add") == CUDA_ERROR_INVALID_HANDLE);
+
+  // Lookups that fail.
+  CUfunction f;
+  EXPECT(cuModuleGetFunction(&f, fromFatbin, "no_such_kernel") == CUDA_ERROR_NOT_FOUND);
+  CUdeviceptr g;
+  size_t gBytes;
+  EXPECT(cuModuleGetGlobal(&g, &gBytes, fromFatbin, "no_such_variable") == CUDA_ERROR_NOT_FOUND);
+  const char *errName = nullptr;
+  CU(cuGetErrorName(CUDA_ERROR_NOT_FOUND, &errName));
+  EXPECT(strcmp(errName, "CUDA_ERROR_NOT_FOUND") == 0);
+
+  // Arguments packed in one buffer as CUDA lays them out (`extra`).
+  {
+    CUfunction mixed;
+    CU(cuModuleGetFunction(&mixed, fromPtx, "mixed_args"));
+    CUdeviceptr out;
+    CU(cuMemAlloc(&out, 32 * sizeof(long long)));
+    struct {
+      char c;
+      double d;
+      short s;
+      long long *out;
+      int k;
+    } args = {7, 2.5, -3, (long long *)out, 100};
+    size_t argsSize = sizeof args;
+    void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &args, CU_LAUNCH_PARAM_BUFFER_SIZE, &argsSize,
+                     CU_LAUNCH_PARAM_END};
+    CU(cuLaunchKernel(mixed, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, extra));
+    long long host[32];
+    CU(cuMemcpyDtoH(host, out, sizeof host));
+    for (int i = 0; i < 32; ++i)
+      EXPECT(host[i] == 7LL * 1000000 + 2500 - 30 + 100 + i);
+    // And the same through kernelParams.
+    char c = 1;
+    double d = -1.0;
+    short s = 4;
+    int k = 0;
+    void *params[] = {&c, &d, &s, &out, &k};
+    CU(cuLaunchKernel(mixed, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr));
+    CU(cuMemcpyDtoH(host, out, sizeof host));
+    for (int i = 0; i < 32; ++i)
+      EXPECT(host[i] == 1000000LL - 1000 + 40 + i);
+    CU(cuMemFree(out));
+  }
+
+  // Dynamic shared memory, memsets, a stream and events, in a created context.
+  {
+    CUcontext mine;
+    CU(cuCtxCreate(&mine, nullptr, 0, dev));
+    CU(cuCtxGetCurrent(&current));
+    EXPECT(current == mine);
+    CUmodule m;
+    CU(cuModuleLoadData(&m, fatbin.data()));
+    CUfunction rev;
+    CU(cuModuleGetFunction(&rev, m, "reverse_block"));
+    int staticShared = -1, maxThreadsF = 0;
+    CU(cuFuncGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, rev));
+    CU(cuFuncGetAttribute(&maxThreadsF, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, rev));
+    EXPECT(staticShared == 0 && maxThreadsF >= 256);
+    const int block = 256, blocks = 8, n = block * blocks;
+    CUdeviceptr data;
+    CU(cuMemAlloc(&data, n * sizeof(int)));
+    CU(cuMemsetD32(data, 0x01020304u, n));
+    std::vector<int> host(n);
+    CU(cuMemcpyDtoH(host.data(), data, n * sizeof(int)));
+    for (int i = 0; i < n; ++i)
+      EXPECT(host[i] == 0x01020304);
+    CU(cuMemsetD16(data, 0xabcd, 2 * n));
+    CU(cuMemcpyDtoH(host.data(), data, n * sizeof(int)));
+    EXPECT(host[0] == int(0xabcdabcdu) && host[n - 1] == int(0xabcdabcdu));
+    CU(cuMemsetD8(data, 0, n * sizeof(int)));
+    for (int i = 0; i < n; ++i)
+      host[i] = i * 3;
+    CUstream stream;
+    CUevent start, stop;
+    CU(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+    CU(cuEventCreate(&start, 0));
+    CU(cuEventCreate(&stop, 0));
+    CU(cuEventRecord(start, stream));
+    CU(cuMemcpyHtoDAsync(data, host.data(), n * sizeof(int), stream));
+    void *params[] = {&data};
+    CU(cuLaunchKernel(rev, blocks, 1, 1, block, 1, 1, block * sizeof(int), stream, params,
+                      nullptr));
+    CU(cuMemcpyDtoHAsync(host.data(), data, n * sizeof(int), stream));
+    CU(cuEventRecord(stop, stream));
+    CU(cuEventSynchronize(stop));
+    CU(cuStreamSynchronize(stream));
+    EXPECT(cuStreamQuery(stream) == CUDA_SUCCESS);
+    float ms = -1;
+    CU(cuEventElapsedTime(&ms, start, stop));
+    EXPECT(ms >= 0);
+    for (int i = 0; i < n; ++i) {
+      int b = i / block, t = i % block;
+      EXPECT(host[i] == (b * block + block - 1 - t) * 3);
+    }
+    CUdeviceptr base;
+    size_t bytes;
+    CU(cuMemGetAddressRange(&base, &bytes, data + 100));
+    EXPECT(base == data && bytes == n * sizeof(int));
+    CU(cuEventDestroy(start));
+    CU(cuEventDestroy(stop));
+    CU(cuStreamDestroy(stream));
+    CU(cuMemFree(data));
+    CU(cuCtxDestroy(mine));
+    // Its module went with it.
+    EXPECT(cuModuleGetFunction(&rev, m, "reverse_block") == CUDA_ERROR_INVALID_HANDLE);
+    CU(cuCtxGetCurrent(&current));
+    EXPECT(current == primary);
+  }
+
+  // PTX text in memory, one kernel of which cannot be translated.
+  {
+    char errorLog[1024] = "", infoLog[1024] = "x";
+    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                              CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {errorLog, (void *)(uintptr_t)sizeof errorLog, infoLog,
+                      (void *)(uintptr_t)sizeof infoLog};
+    CUmodule m;
+    CU(cuModuleLoadDataEx(&m, kHandPtx, 4, options, values));
+    CUfunction ok, broken;
+    CU(cuModuleGetFunction(&ok, m, "ok"));
+    CU(cuModuleGetFunction(&broken, m, "broken"));
+    CUdeviceptr out;
+    CU(cuMemAlloc(&out, sizeof(int)));
+    void *params[] = {&out};
+    CUresult r = cuLaunchKernel(broken, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr);
+    EXPECT(r == CUDA_ERROR_NO_BINARY_FOR_GPU);
+    const char *why = nullptr;
+    CU(cuGetErrorString(r, &why));
+    printf("expected failure: %s\n", why);
+    EXPECT(strstr(why, "broken") && strstr(why, "envreg"));
+    // Not sticky: the module's other kernel runs.
+    CU(cuLaunchKernel(ok, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr));
+    int v = 0;
+    CU(cuMemcpyDtoH(&v, out, sizeof v));
+    EXPECT(v == 42);
+    CU(cuMemFree(out));
+    CU(cuModuleUnload(m));
+    // An image without PTX is refused at load, with the reason in the error log.
+    // The size options are in and out: the last call wrote back the bytes it logged.
+    values[1] = (void *)(uintptr_t)sizeof errorLog;
+    values[3] = (void *)(uintptr_t)sizeof infoLog;
+    unsigned char notCuda[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+    CUmodule bad;
+    r = cuModuleLoadDataEx(&bad, notCuda, 2, options, values);
+    EXPECT(r == CUDA_ERROR_INVALID_SOURCE);
+    printf("expected failure: %s\n", errorLog);
+    EXPECT(strlen(errorLog) > 0);
+    EXPECT(cuModuleLoadData(&bad, "this is not PTX") == CUDA_ERROR_INVALID_SOURCE);
+    // PTX that does not parse fails when the module is translated, at its first lookup.
+    CU(cuModuleLoadData(&bad, ".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry "
+                              "ok() { ret; }\nnowhere to be parsed\n"));
+    r = cuModuleGetFunction(&ok, bad, "ok");
+    EXPECT(r == CUDA_ERROR_INVALID_PTX);
+    CU(cuGetErrorString(r, &why));
+    printf("expected failure: %s\n", why);
+    EXPECT(strstr(why, "nowhere"));
+    CU(cuModuleUnload(bad));
+  }
+
+  CU(cuModuleUnload(fromPtx));
+  CU(cuModuleUnload(fromFatbin));
+  CU(cuDevicePrimaryCtxRelease(dev));
+  printf("PASS %s\n", kName);
+  return 0;
+}
