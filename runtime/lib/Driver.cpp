@@ -135,7 +135,9 @@ DriverState &driverState() {
   return *S;
 }
 
-bool driverInitialized() { return Initialized.load(); }
+// The runtime API initialises the driver as CUDA's does: a program may call the driver API
+// after runtime calls without cuInit.
+bool driverInitialized() { return Initialized.load() || contextMade(); }
 
 CUresult toResult(cudaError_t E) {
   switch (E) {

@@ -4,6 +4,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 
@@ -85,6 +86,12 @@ KernelRecord *findKernel(const void *HostFun) {
   return It == R.KernelsByHost.end() ? nullptr : It->second;
 }
 
+namespace {
+std::atomic<bool> ContextMade{false};
+} // namespace
+
+bool contextMade() { return ContextMade.load(); }
+
 Context::Context(loader::Device &D, loader::LoaderOptions Opts)
     : Dev(D), Loader(D, std::move(Opts)), Props(deviceProperties(D.properties())) {}
 
@@ -107,6 +114,7 @@ cudaError_t context(Context *&Out) {
       return;
     }
     C = new Context(*Dev, std::move(*Opts));
+    ContextMade.store(true);
     log(loader::LogLevel::Info, "device: " + Dev->properties().Name);
   });
   if (!C)

@@ -163,6 +163,8 @@ struct Context {
   Context(loader::Device &D, loader::LoaderOptions Opts);
 };
 
+/// Whether context() has made the context (the runtime API initialises the driver API with it).
+bool contextMade();
 /// The context, made on the first call; its failure (no device, a malformed setting) is
 /// recorded as the last error and returned every time.
 cudaError_t context(Context *&Out);

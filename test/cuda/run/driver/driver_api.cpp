@@ -340,6 +340,22 @@ int main() {
     CU(cuModuleUnload(bad));
   }
 
+  // Functions by base name, as the static runtime and frameworks find them.
+  void *fn = nullptr;
+  CUdriverProcAddressQueryResult status;
+  const char *names[] = {"cuInit",         "cuLaunchKernel",     "cuModuleLoadData",
+                         "cuStreamCreate", "cuEventElapsedTime", "cuMemsetD32",
+                         "cuCtxCreate",    "cuGetProcAddress"};
+  for (const char *n : names) {
+    CU(cuGetProcAddress(n, &fn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &status));
+    EXPECT(fn && status == CU_GET_PROC_ADDRESS_SUCCESS);
+  }
+  CU(cuGetProcAddress("cuMemAlloc", &fn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &status));
+  EXPECT(fn == (void *)&cuMemAlloc);
+  EXPECT(cuGetProcAddress("cuNoSuchFunction", &fn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &status) ==
+             CUDA_ERROR_NOT_FOUND &&
+         !fn && status == CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+
   CU(cuModuleUnload(fromPtx));
   CU(cuModuleUnload(fromFatbin));
   CU(cuDevicePrimaryCtxRelease(dev));

@@ -1,10 +1,13 @@
 // nvrtc_program: CUDA C++ compiled at run time by the toolkit's NVRTC (libnvrtc) to PTX, then
 // loaded and launched through the driver API, as programs that generate kernels do. The kernel
 // is a template instantiated by name expression (nvrtcAddNameExpression/GetLoweredName), with a
-// warp shuffle reduction in it.
+// warp shuffle reduction in it. Memory comes from the runtime API (cudaMalloc, cudaMemcpy),
+// which initialises the driver and makes the primary context current, as CUDA's does: the
+// program mixes both APIs, as many do.
 #include <cmath>
 #include <cstdio>
 #include <cuda.h>
+#include <cuda_runtime.h>
 #include <nvrtc.h>
 #include <string>
 #include <vector>
@@ -18,6 +21,15 @@ static const char *kName = "nvrtc_program";
       const char *s_ = nullptr;                                                                    \
       cuGetErrorString(r_, &s_);                                                                   \
       printf("FAIL %s: %s (line %d): %d %s\n", kName, #call, __LINE__, int(r_), s_ ? s_ : "?");    \
+      return 1;                                                                                    \
+    }                                                                                              \
+  } while (0)
+
+#define CK(call)                                                                                   \
+  do {                                                                                             \
+    cudaError_t e_ = (call);                                                                       \
+    if (e_ != cudaSuccess) {                                                                       \
+      printf("FAIL %s: %s (line %d): %s\n", kName, #call, __LINE__, cudaGetErrorString(e_));       \
       return 1;                                                                                    \
     }                                                                                              \
   } while (0)
@@ -74,12 +86,15 @@ int main() {
   NVRTC(nvrtcDestroyProgram(&prog));
   printf("nvrtc: %zu bytes of PTX, kernel %s\n", ptxSize, kernelName.c_str());
 
-  CU(cuInit(0));
-  CUdevice dev;
-  CU(cuDeviceGet(&dev, 0));
-  CUcontext ctx;
-  CU(cuDevicePrimaryCtxRetain(&ctx, dev));
-  CU(cuCtxPushCurrent(ctx));
+  // The runtime API's first call initialises the driver and makes the primary context current
+  // on this thread: no cuInit, no cuCtxSetCurrent.
+  CK(cudaFree(nullptr));
+  CUcontext ctx = nullptr;
+  CU(cuCtxGetCurrent(&ctx));
+  if (!ctx) {
+    printf("FAIL %s: no current context after the runtime API's first call\n", kName);
+    return 1;
+  }
   CUmodule module;
   CU(cuModuleLoadDataEx(&module, ptx.c_str(), 0, nullptr, nullptr));
   CUfunction kernel;
@@ -91,20 +106,21 @@ int main() {
     x[i] = float(i % 101) * 0.5f;
     y[i] = float(i % 7) - 3.0f;
   }
-  CUdeviceptr dx, dy, dsums;
-  CU(cuMemAlloc(&dx, n * sizeof(float)));
-  CU(cuMemAlloc(&dy, n * sizeof(float)));
-  CU(cuMemAlloc(&dsums, grid * sizeof(float)));
-  CU(cuMemcpyHtoD(dx, x.data(), n * sizeof(float)));
-  CU(cuMemcpyHtoD(dy, y.data(), n * sizeof(float)));
-  CU(cuMemsetD32(dsums, 0, grid));
+  float *dx, *dy, *dsums;
+  CK(cudaMalloc(&dx, n * sizeof(float)));
+  CK(cudaMalloc(&dy, n * sizeof(float)));
+  CK(cudaMalloc(&dsums, grid * sizeof(float)));
+  CK(cudaMemcpy(dx, x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  // Runtime allocations are device pointers of the driver API too.
+  CU(cuMemcpyHtoD((CUdeviceptr)dy, y.data(), n * sizeof(float)));
+  CU(cuMemsetD32((CUdeviceptr)dsums, 0, grid));
   float a = 2.0f;
   int count = n;
   void *args[] = {&a, &dx, &dy, &dsums, &count};
   CU(cuLaunchKernel(kernel, grid, 1, 1, block, 1, 1, 0, nullptr, args, nullptr));
   std::vector<float> out(n), outSums(grid);
-  CU(cuMemcpyDtoH(out.data(), dy, n * sizeof(float)));
-  CU(cuMemcpyDtoH(outSums.data(), dsums, grid * sizeof(float)));
+  CK(cudaMemcpy(out.data(), dy, n * sizeof(float), cudaMemcpyDeviceToHost));
+  CU(cuMemcpyDtoH(outSums.data(), (CUdeviceptr)dsums, grid * sizeof(float)));
   for (int i = 0; i < n; ++i) {
     float want = a * x[i] + y[i];
     if (out[i] != want) {
@@ -123,12 +139,10 @@ int main() {
       return 1;
     }
   }
-  CU(cuMemFree(dx));
-  CU(cuMemFree(dy));
-  CU(cuMemFree(dsums));
+  CK(cudaFree(dx));
+  CK(cudaFree(dy));
+  CU(cuMemFree((CUdeviceptr)dsums));
   CU(cuModuleUnload(module));
-  CU(cuCtxPopCurrent(&ctx));
-  CU(cuDevicePrimaryCtxRelease(dev));
   printf("PASS %s\n", kName);
   return 0;
 }
