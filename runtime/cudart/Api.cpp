@@ -4,9 +4,26 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <mutex>
+
 using namespace llvm;
 using namespace ptx2amd;
 using namespace ptx2amd::runtime;
+
+namespace {
+
+/// cudaDeviceSetLimit's values, kept and reported: the translated code has no device-side heap
+/// or printf FIFO of these sizes, and its stacks are sized by the compiler.
+struct Limits {
+  std::mutex Mutex;
+  size_t Values[7] = {1024, 1 << 20, 8 << 20, 2, 2048, 64, 0};
+};
+Limits &limits() {
+  static Limits *L = new Limits;
+  return *L;
+}
+
+} // namespace
 
 extern "C" {
 
@@ -100,6 +117,60 @@ cudaError_t cudaDeviceGetAttribute(int *Value, cudaDeviceAttr Attr, int Device) 
   });
 }
 
+cudaError_t cudaGetDeviceFlags(unsigned *Flags) {
+  return guarded([&] {
+    if (!Flags)
+      return fail(cudaErrorInvalidValue);
+    *Flags = 0;
+    return checkDevice(0);
+  });
+}
+
+cudaError_t cudaDeviceGetLimit(size_t *Value, cudaLimit Limit) {
+  return guarded([&] {
+    if (!Value || unsigned(Limit) >= std::size(limits().Values))
+      return fail(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> Lock(limits().Mutex);
+    *Value = limits().Values[Limit];
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaDeviceSetLimit(cudaLimit Limit, size_t Value) {
+  return guarded([&] {
+    if (unsigned(Limit) >= std::size(limits().Values))
+      return fail(cudaErrorInvalidValue);
+    std::lock_guard<std::mutex> Lock(limits().Mutex);
+    limits().Values[Limit] = Value;
+    return cudaSuccess;
+  });
+}
+
+// One device: no peers.
+cudaError_t cudaDeviceCanAccessPeer(int *Can, int Device, int Peer) {
+  return guarded([&] {
+    if (!Can)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = checkDevice(Device))
+      return E;
+    if (cudaError_t E = checkDevice(Peer))
+      return E;
+    *Can = 0;
+    return cudaSuccess;
+  });
+}
+
+// Streams have no priorities here: the range is [0, 0].
+cudaError_t cudaDeviceGetStreamPriorityRange(int *Least, int *Greatest) {
+  return guarded([&] {
+    if (Least)
+      *Least = 0;
+    if (Greatest)
+      *Greatest = 0;
+    return checkDevice(0);
+  });
+}
+
 cudaError_t cudaDeviceSynchronize() {
   return guarded([&] {
     Context *C = nullptr;
@@ -122,6 +193,49 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *S, unsigned Flags) {
 // Priorities are accepted and not used.
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *S, unsigned Flags, int Priority) {
   return guarded([&] { return createStream(S, Flags & StreamNonBlocking); });
+}
+
+cudaError_t cudaStreamGetFlags(cudaStream_t S, unsigned *Flags) {
+  return guarded([&] {
+    if (!Flags)
+      return fail(cudaErrorInvalidValue);
+    return streamFlags(S, *Flags);
+  });
+}
+
+cudaError_t cudaStreamGetPriority(cudaStream_t S, int *Priority) {
+  return guarded([&] {
+    if (!Priority)
+      return fail(cudaErrorInvalidValue);
+    unsigned Flags;
+    *Priority = 0;
+    return streamFlags(S, Flags);
+  });
+}
+
+// Host functions run on the calling thread once the stream's earlier work is done: later work
+// of the stream still comes after them, at the cost of the call waiting.
+cudaError_t cudaLaunchHostFunc(cudaStream_t S, cudaHostFn_t Fn, void *UserData) {
+  return guarded([&] {
+    if (!Fn)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = synchronizeStream(S))
+      return E;
+    Fn(UserData);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaStreamAddCallback(cudaStream_t S, cudaStreamCallback_t Callback, void *UserData,
+                                  unsigned Flags) {
+  return guarded([&] {
+    if (!Callback || Flags)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = synchronizeStream(S))
+      return E;
+    Callback(S, cudaSuccess, UserData);
+    return cudaSuccess;
+  });
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t S) {
@@ -155,6 +269,10 @@ cudaError_t cudaEventDestroy(cudaEvent_t Event) {
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t Event, cudaStream_t S) {
+  return guarded([&] { return recordEvent(Event, S); });
+}
+
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t Event, cudaStream_t S, unsigned Flags) {
   return guarded([&] { return recordEvent(Event, S); });
 }
 

@@ -125,16 +125,103 @@ cudaError_t cudaMemcpyAsync(void *Dst, const void *Src, size_t Bytes, cudaMemcpy
   return guarded([&] { return copy(Dst, Src, Bytes, Kind, S, false); });
 }
 
+/// Rows of a pitched copy, each after the earlier ones on \p S; \p Wait: and waits for the last.
+static cudaError_t copy2D(void *Dst, size_t DstPitch, const void *Src, size_t SrcPitch,
+                          size_t Width, size_t Height, cudaMemcpyKind Kind, cudaStream_t S,
+                          bool Wait) {
+  if (Width > DstPitch || Width > SrcPitch)
+    return fail(cudaErrorInvalidPitchValue);
+  if (Width == DstPitch && Width == SrcPitch)
+    return copy(Dst, Src, Width * Height, Kind, S, Wait);
+  for (size_t Row = 0; Row < Height; ++Row)
+    if (cudaError_t E = copy(static_cast<char *>(Dst) + Row * DstPitch,
+                             static_cast<const char *>(Src) + Row * SrcPitch, Width, Kind, S,
+                             Wait && Row + 1 == Height))
+      return E;
+  return cudaSuccess;
+}
+
+static cudaError_t fill2D(void *Dst, size_t Pitch, int Value, size_t Width, size_t Height,
+                          cudaStream_t S) {
+  if (Width > Pitch)
+    return fail(cudaErrorInvalidPitchValue);
+  for (size_t Row = 0; Row < Height; ++Row)
+    if (cudaError_t E = fill(static_cast<char *>(Dst) + Row * Pitch, Value, Width, S))
+      return E;
+  return cudaSuccess;
+}
+
 cudaError_t cudaMemcpy2D(void *Dst, size_t DstPitch, const void *Src, size_t SrcPitch, size_t Width,
                          size_t Height, cudaMemcpyKind Kind) {
+  return guarded(
+      [&] { return copy2D(Dst, DstPitch, Src, SrcPitch, Width, Height, Kind, nullptr, true); });
+}
+
+cudaError_t cudaMemcpy2DAsync(void *Dst, size_t DstPitch, const void *Src, size_t SrcPitch,
+                              size_t Width, size_t Height, cudaMemcpyKind Kind, cudaStream_t S) {
+  return guarded(
+      [&] { return copy2D(Dst, DstPitch, Src, SrcPitch, Width, Height, Kind, S, false); });
+}
+
+// Rows start at multiples of the device's pitch alignment.
+cudaError_t cudaMallocPitch(void **Ptr, size_t *Pitch, size_t Width, size_t Height) {
   return guarded([&] {
-    if (Width > DstPitch || Width > SrcPitch)
-      return fail(cudaErrorInvalidPitchValue);
-    for (size_t Row = 0; Row < Height; ++Row)
-      if (cudaError_t E = copy(static_cast<char *>(Dst) + Row * DstPitch,
-                               static_cast<const char *>(Src) + Row * SrcPitch, Width, Kind,
-                               nullptr, Row + 1 == Height))
-        return E;
+    if (!Ptr || !Pitch)
+      return fail(cudaErrorInvalidValue);
+    Context *C = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    size_t Align = C->Props.texturePitchAlignment;
+    *Pitch = (Width + Align - 1) / Align * Align;
+    return allocate(Ptr, *Pitch * Height, loader::MemoryKind::Device);
+  });
+}
+
+cudaError_t cudaMemset2D(void *Dst, size_t Pitch, int Value, size_t Width, size_t Height) {
+  return guarded([&] {
+    if (cudaError_t E = fill2D(Dst, Pitch, Value, Width, Height, nullptr))
+      return E;
+    return synchronizeStream(nullptr);
+  });
+}
+
+cudaError_t cudaMemset2DAsync(void *Dst, size_t Pitch, int Value, size_t Width, size_t Height,
+                              cudaStream_t S) {
+  return guarded([&] { return fill2D(Dst, Pitch, Value, Width, Height, S); });
+}
+
+// Any pointer has attributes: memory this runtime did not allocate is unregistered host memory.
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *Attr, const void *Ptr) {
+  return guarded([&] {
+    if (!Attr)
+      return fail(cudaErrorInvalidValue);
+    Context *C = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    *Attr = {};
+    Attr->device = 0;
+    void *P = const_cast<void *>(Ptr);
+    auto A = findAllocation(*C, Ptr);
+    if (!A) {
+      Attr->type = cudaMemoryTypeUnregistered;
+      Attr->device = -2;
+      Attr->hostPointer = P;
+      return cudaSuccess;
+    }
+    switch (A->second.Kind) {
+    case loader::MemoryKind::Device:
+      Attr->type = cudaMemoryTypeDevice;
+      Attr->devicePointer = P;
+      break;
+    case loader::MemoryKind::HostPinned:
+      Attr->type = cudaMemoryTypeHost;
+      Attr->devicePointer = Attr->hostPointer = P;
+      break;
+    case loader::MemoryKind::Managed:
+      Attr->type = cudaMemoryTypeManaged;
+      Attr->devicePointer = Attr->hostPointer = P;
+      break;
+    }
     return cudaSuccess;
   });
 }

@@ -213,6 +213,35 @@ typedef struct CUkern_st *cudaKernel_t;
 namespace ptx2amd::runtime {
 
 // Flags and special handles, as CUDA defines them.
+enum cudaMemoryType : int {
+  cudaMemoryTypeUnregistered = 0,
+  cudaMemoryTypeHost = 1,
+  cudaMemoryTypeDevice = 2,
+  cudaMemoryTypeManaged = 3,
+};
+
+struct cudaPointerAttributes {
+  cudaMemoryType type;
+  int device;
+  void *devicePointer;
+  void *hostPointer;
+  long reserved[8];
+};
+static_assert(sizeof(cudaPointerAttributes) == 88);
+
+enum cudaLimit : int {
+  cudaLimitStackSize = 0,
+  cudaLimitPrintfFifoSize = 1,
+  cudaLimitMallocHeapSize = 2,
+  cudaLimitDevRuntimeSyncDepth = 3,
+  cudaLimitDevRuntimePendingLaunchCount = 4,
+  cudaLimitMaxL2FetchGranularity = 5,
+  cudaLimitPersistingL2CacheSize = 6,
+};
+
+typedef void (*cudaHostFn_t)(void *UserData);
+typedef void (*cudaStreamCallback_t)(cudaStream_t Stream, cudaError_t Status, void *UserData);
+
 inline constexpr unsigned StreamNonBlocking = 0x1;
 inline constexpr unsigned EventDisableTiming = 0x2;
 inline const cudaStream_t StreamLegacy = reinterpret_cast<cudaStream_t>(0x1);

@@ -122,17 +122,14 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr *Base, size_t *Bytes, CUdeviceptr P
     Context *C = nullptr;
     if (cudaError_t E = context(C))
       return E;
-    std::lock_guard<std::mutex> Lock(C->Mutex);
-    auto It = C->Allocations.upper_bound(uintptr_t(Ptr));
-    if (It == C->Allocations.begin() ||
-        uint64_t(Ptr) >= std::prev(It)->first + std::prev(It)->second.Bytes)
+    auto A = findAllocation(*C, pointer(Ptr));
+    if (!A)
       return fail(cudaErrorInvalidDevicePointer,
                   formatv("{0:x} is in no allocation", uint64_t(Ptr)).str());
-    --It;
     if (Base)
-      *Base = CUdeviceptr(It->first);
+      *Base = CUdeviceptr(A->first);
     if (Bytes)
-      *Bytes = It->second.Bytes;
+      *Bytes = A->second.Bytes;
     return cudaSuccess;
   });
 }

@@ -64,14 +64,20 @@ cudaError_t release(void *Ptr, bool Host) {
 }
 
 /// Whether \p P points into memory that only the device addresses (cudaMalloc).
-bool isDeviceMemory(Context &C, const void *P) {
+std::optional<std::pair<uintptr_t, Allocation>> findAllocation(Context &C, const void *P) {
   std::lock_guard<std::mutex> Lock(C.Mutex);
   auto It = C.Allocations.upper_bound(uintptr_t(P));
   if (It == C.Allocations.begin())
-    return false;
+    return std::nullopt;
   --It;
-  return uintptr_t(P) < It->first + It->second.Bytes &&
-         It->second.Kind == loader::MemoryKind::Device;
+  if (uintptr_t(P) >= It->first + It->second.Bytes)
+    return std::nullopt;
+  return *It;
+}
+
+bool isDeviceMemory(Context &C, const void *P) {
+  auto A = findAllocation(C, P);
+  return A && A->second.Kind == loader::MemoryKind::Device;
 }
 
 /// Copies \p Bytes after the earlier work of \p S; \p Wait: and waits for it.

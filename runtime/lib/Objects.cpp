@@ -181,6 +181,21 @@ cudaError_t destroyStream(cudaStream_t S) {
   return cudaSuccess;
 }
 
+cudaError_t streamFlags(cudaStream_t S, unsigned &Flags) {
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  Flags = 0;
+  if (S == nullptr || S == StreamLegacy || S == StreamPerThread)
+    return cudaSuccess;
+  std::lock_guard<std::mutex> Lock(C->Mutex);
+  auto It = C->Streams.find(S);
+  if (It == C->Streams.end())
+    return fail(cudaErrorInvalidResourceHandle, formatv("no stream {0}", (const void *)S));
+  Flags = It->second->Flags;
+  return cudaSuccess;
+}
+
 cudaError_t synchronizeStream(cudaStream_t S) {
   Context *C = nullptr;
   loader::Stream *Stream = nullptr;

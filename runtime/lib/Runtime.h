@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -196,6 +197,8 @@ bool deviceAttribute(const cudaDeviceProp &P, cudaDeviceAttr A, int &Out);
 cudaError_t allocate(void **Ptr, size_t Bytes, loader::MemoryKind Kind);
 /// Frees an allocation of allocate(): host-pinned memory when \p Host, else device or managed.
 cudaError_t release(void *Ptr, bool Host);
+/// The allocation (start address and record) that \p P points into, if any.
+std::optional<std::pair<uintptr_t, Allocation>> findAllocation(Context &C, const void *P);
 /// Whether \p P points into memory that only the device addresses (cudaMalloc).
 bool isDeviceMemory(Context &C, const void *P);
 /// Copies \p Bytes after the earlier work of \p S; \p Wait: and waits for it.
@@ -205,6 +208,8 @@ cudaError_t fill(void *Dst, int Value, size_t Bytes, cudaStream_t S);
 
 cudaError_t createStream(cudaStream_t *Out, unsigned Flags);
 cudaError_t destroyStream(cudaStream_t S);
+/// The flags \p S was created with (0 for the default streams).
+cudaError_t streamFlags(cudaStream_t S, unsigned &Flags);
 cudaError_t synchronizeStream(cudaStream_t S);
 /// cudaSuccess when the stream's work is done, else cudaErrorNotReady (not recorded as an error).
 cudaError_t queryStream(cudaStream_t S);

@@ -2,7 +2,8 @@
 // state (non-sticky errors taken by cudaGetLastError, a kernel that cannot run reported with its
 // name and the process going on, sticky errors after a device assertion), device properties and
 // attributes, versions, function attributes, occupancy, symbols, 2D copies, cudaMemcpyDefault,
-// __managed__ variables, cudaLaunchKernel, stream and event queries.
+// __managed__ variables, cudaLaunchKernel, stream and event queries, pitched memory and 2D copies,
+// pointer attributes, limits, host functions on streams.
 #include <cassert>
 #include <cstdio>
 #include <cstring>
@@ -186,6 +187,71 @@ int main() {
   CK(cudaEventDestroy(e0));
   CK(cudaEventDestroy(e1));
   CK(cudaStreamDestroy(s));
+
+  // Pitched memory, 2D copies and memsets.
+  {
+    const int w = 100, hgt = 7;
+    int *pm = nullptr;
+    size_t pitch = 0;
+    CK(cudaMallocPitch((void **)&pm, &pitch, w * sizeof(int), hgt));
+    EXPECT(pitch >= w * sizeof(int) && pitch % 256 == 0);
+    CK(cudaMemset2D(pm, pitch, 0x7f, w * sizeof(int), hgt));
+    int rows[hgt][w];
+    for (int r = 0; r < hgt; ++r)
+      for (int c = 0; c < w; ++c)
+        rows[r][c] = r * 1000 + c;
+    cudaStream_t ps;
+    CK(cudaStreamCreateWithFlags(&ps, cudaStreamNonBlocking));
+    unsigned flags = 0;
+    CK(cudaStreamGetFlags(ps, &flags));
+    EXPECT(flags == cudaStreamNonBlocking);
+    // Rows 1..5 of the host array into rows 1..5 of the pitched one; rows 0 and 6 keep the fill.
+    CK(cudaMemcpy2DAsync((char *)pm + pitch, pitch, rows[1], w * sizeof(int), w * sizeof(int), 5,
+                         cudaMemcpyHostToDevice, ps));
+    int back[hgt][w];
+    CK(cudaMemcpy2DAsync(back, w * sizeof(int), pm, pitch, w * sizeof(int), hgt,
+                         cudaMemcpyDeviceToHost, ps));
+    // A host function runs after the stream's earlier work, and before its later work.
+    static int seen = -1;
+    struct HostFn {
+      static void run(void *p) { seen = ((int *)p)[w * 3 + 5]; }
+    };
+    CK(cudaLaunchHostFunc(ps, HostFn::run, back));
+    CK(cudaStreamSynchronize(ps));
+    EXPECT(seen == 3005);
+    for (int r = 0; r < hgt; ++r)
+      for (int c = 0; c < w; ++c)
+        EXPECT(back[r][c] == (r == 0 || r == hgt - 1 ? 0x7f7f7f7f : r * 1000 + c));
+    CK(cudaStreamDestroy(ps));
+
+    // Pointer attributes of each kind of memory.
+    cudaPointerAttributes pa;
+    CK(cudaPointerGetAttributes(&pa, (char *)pm + 10));
+    EXPECT(pa.type == cudaMemoryTypeDevice && pa.devicePointer == (char *)pm + 10 &&
+           pa.hostPointer == nullptr);
+    int *pinned = nullptr;
+    CK(cudaMallocHost(&pinned, 64));
+    CK(cudaPointerGetAttributes(&pa, pinned));
+    EXPECT(pa.type == cudaMemoryTypeHost && pa.hostPointer == pinned);
+    int plain = 0;
+    CK(cudaPointerGetAttributes(&pa, &plain));
+    EXPECT(pa.type == cudaMemoryTypeUnregistered);
+    CK(cudaFreeHost(pinned));
+    CK(cudaFree(pm));
+  }
+
+  // Limits are kept; there are no peers.
+  {
+    size_t stack = 0;
+    CK(cudaDeviceSetLimit(cudaLimitStackSize, 4096));
+    CK(cudaDeviceGetLimit(&stack, cudaLimitStackSize));
+    EXPECT(stack == 4096);
+    EXPECT(cudaDeviceGetLimit(&stack, (cudaLimit)99) == cudaErrorInvalidValue);
+    EXPECT(cudaGetLastError() == cudaErrorInvalidValue);
+    int peer = 1;
+    CK(cudaDeviceCanAccessPeer(&peer, 0, 0));
+    EXPECT(peer == 0);
+  }
 
   // A kernel that cannot run: a non-sticky error that names it; everything else goes on.
   unsigned *du = nullptr;
