@@ -9,6 +9,7 @@
 
 #include "ptx2amd/amdgpu-backend/Codegen.h"
 #include "ptx2amd/amdgpu-backend/Kernarg.h"
+#include "ptx2amd/amdgpu-backend/KernelFault.h"
 #include "ptx2amd/ptx-ir/Reader.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -496,12 +497,15 @@ Expected<amdgpu::DeviceOutput> Device::launch(LoadedModule &LM, StringRef Kernel
     Out = std::move(*Read);
   }
   if (Run) {
-    std::string Msg = toString(std::move(Run));
+    auto [Kind, Msg] = amdgpu::takeFault(std::move(Run));
     for (const std::string &A : Out.Assertions)
       Msg += "\n  device assertion: " + A;
+    // An assertion traps after writing its record.
+    if (!Out.Assertions.empty())
+      Kind = amdgpu::FaultKind::Assertion;
     if (!Out.Text.empty())
       Msg += "\n  device printf output before the failure:\n" + Out.Text;
-    return makeError(Msg);
+    return amdgpu::makeFault(Kind, Msg);
   }
   return Out;
 }

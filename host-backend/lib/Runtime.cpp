@@ -11,6 +11,7 @@
 #include "Runtime.h"
 
 #include "LaneState.h"
+#include "ptx2amd/amdgpu-backend/KernelFault.h"
 
 #include <boost/context/detail/fcontext.hpp>
 
@@ -126,12 +127,13 @@ private:
   uint64_t Total = 0;
   std::atomic<bool> Failed{false};
   std::string FirstError;
+  amdgpu::FaultKind FirstKind = amdgpu::FaultKind::Other;
 
   Error start();
   static void *threadMain(void *Arg);
   void workerLoop(Worker &W);
   void runJob(Worker &W);
-  void fail(std::string Msg);
+  void fail(amdgpu::FaultKind Kind, std::string Msg);
   std::string describeFault(const Worker &W) const;
   void watch(const KernelLaunch &L, std::unique_lock<std::mutex> &Lock);
 };
@@ -276,10 +278,12 @@ void Pool::workerLoop(Worker &W) {
   }
 }
 
-void Pool::fail(std::string Msg) {
+void Pool::fail(amdgpu::FaultKind Kind, std::string Msg) {
   std::lock_guard<std::mutex> Lock(M);
-  if (!Failed.exchange(true))
+  if (!Failed.exchange(true)) {
     FirstError = std::move(Msg);
+    FirstKind = Kind;
+  }
 }
 
 std::string Pool::describeFault(const Worker &W) const {
@@ -527,15 +531,21 @@ void Pool::runJob(Worker &W) {
     W.Current = nullptr;
     uint64_t R = Running;
     std::string Where = "kernel '" + L.Name + "', workgroup " + std::to_string(R);
+    using amdgpu::FaultKind;
     if (Why == int(Abort::Trap))
-      fail(Where + ": the kernel trapped (trap instruction or failed device assertion)");
+      fail(FaultKind::Trap,
+           Where + ": the kernel trapped (trap instruction or failed device assertion)");
     else if (Why == int(Abort::Internal))
-      fail(Where + ": " + W.Internal);
+      fail(FaultKind::Other, Where + ": " + W.Internal);
     else if (Why == int(Abort::Watchdog))
-      fail(Where + ": no progress for " + std::to_string(L.WatchdogMs) +
-           " ms (watchdog, PTX2AMD_HOST_WATCHDOG_MS): " + describeStall(W, Stopped, N, !L.Loop));
+      fail(FaultKind::Timeout, Where + ": no progress for " + std::to_string(L.WatchdogMs) +
+                                   " ms (watchdog, PTX2AMD_HOST_WATCHDOG_MS): " +
+                                   describeStall(W, Stopped, N, !L.Loop));
     else
-      fail(Where + ": " + describeFault(W));
+      fail(W.FaultSignal == SIGFPE   ? FaultKind::Arithmetic
+           : W.FaultSignal == SIGILL ? FaultKind::Other
+                                     : FaultKind::MemoryFault,
+           Where + ": " + describeFault(W));
     return;
   }
   while (!Failed.load(std::memory_order_relaxed) &&
@@ -649,7 +659,7 @@ Error Pool::run(const KernelLaunch &L) {
   watch(L, Lock);
   Job = nullptr;
   if (Failed)
-    return makeError(FirstError);
+    return amdgpu::makeFault(FirstKind, FirstError);
   return Error::success();
 }
 

@@ -13,6 +13,7 @@
 #include "ptx2amd/loader/ModuleLoader.h"
 
 #include "ptx2amd/amdgpu-backend/DeviceOutput.h"
+#include "ptx2amd/amdgpu-backend/KernelFault.h"
 #include "ptx2amd/host-backend/HostDevice.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -215,7 +216,7 @@ Error HostDevice::launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void 
   std::string Msg = "kernel '" + HK.Meta.Name + "' failed a device assertion:";
   for (const std::string &A : Out->Assertions)
     Msg += "\n  " + A;
-  return makeError(Msg);
+  return amdgpu::makeFault(amdgpu::FaultKind::Assertion, Msg);
 }
 
 Expected<std::unique_ptr<Stream>> HostDevice::createStream() {

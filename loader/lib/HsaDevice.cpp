@@ -7,6 +7,7 @@
 
 #include "ptx2amd/loader/HsaDevice.h"
 
+#include "ptx2amd/amdgpu-backend/KernelFault.h"
 #include "ptx2amd/amdgpu-backend/KernelMetadata.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -321,7 +322,19 @@ Error HsaDevice::checkQueues() const {
   uint32_t S = QueueFailure.load();
   if (S == HSA_STATUS_SUCCESS)
     return Error::success();
-  return makeError("device work failed earlier: " + statusName(hsa_status_t(S)));
+  amdgpu::FaultKind Kind = amdgpu::FaultKind::Other;
+  switch (S) {
+  case HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION:
+  case HSA_STATUS_ERROR_MEMORY_FAULT:
+    Kind = amdgpu::FaultKind::MemoryFault;
+    break;
+  case HSA_STATUS_ERROR_EXCEPTION:
+    Kind = amdgpu::FaultKind::Trap;
+    break;
+  default:
+    break;
+  }
+  return amdgpu::makeFault(Kind, "device work failed earlier: " + statusName(hsa_status_t(S)));
 }
 
 Error HsaDevice::waitFor(hsa_signal_t Signal) {

@@ -2,6 +2,8 @@
 
 #include "Runtime.h"
 
+#include "ptx2amd/amdgpu-backend/KernelFault.h"
+
 #include <atomic>
 
 namespace ptx2amd::runtime {
@@ -140,6 +142,23 @@ std::string detailOf(cudaError_t E) {
 }
 
 cudaError_t fail(cudaError_t E, llvm::Error Why) { return fail(E, llvm::toString(std::move(Why))); }
+
+cudaError_t failDeviceWork(llvm::Error Why) {
+  auto [Kind, Text] = amdgpu::takeFault(std::move(Why));
+  switch (Kind) {
+  case amdgpu::FaultKind::Assertion:
+    return fail(cudaErrorAssert, Text);
+  case amdgpu::FaultKind::MemoryFault:
+    return fail(cudaErrorIllegalAddress, Text);
+  case amdgpu::FaultKind::Timeout:
+    return fail(cudaErrorLaunchTimeout, Text);
+  case amdgpu::FaultKind::Trap:
+  case amdgpu::FaultKind::Arithmetic:
+  case amdgpu::FaultKind::Other:
+    break;
+  }
+  return fail(cudaErrorLaunchFailure, Text);
+}
 
 cudaError_t stickyError() { return Sticky.load(); }
 

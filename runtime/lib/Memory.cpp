@@ -117,7 +117,7 @@ cudaError_t copy(void *Dst, const void *Src, size_t Bytes, cudaMemcpyKind Kind, 
   if (!DstDevice && !SrcDevice) {
     // Host to host still comes after the stream's earlier work.
     if (Error E = C->Dev.synchronize(Stream))
-      return fail(cudaErrorLaunchFailure, std::move(E));
+      return failDeviceWork(std::move(E));
     std::memmove(Dst, Src, Bytes);
     return cudaSuccess;
   }
@@ -128,7 +128,7 @@ cudaError_t copy(void *Dst, const void *Src, size_t Bytes, cudaMemcpyKind Kind, 
     return fail(cudaErrorInvalidValue, std::move(E));
   if (Wait)
     if (Error E = C->Dev.synchronize(Stream))
-      return fail(cudaErrorLaunchFailure, std::move(E));
+      return failDeviceWork(std::move(E));
   return cudaSuccess;
 }
 

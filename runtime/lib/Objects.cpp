@@ -177,7 +177,7 @@ cudaError_t destroyStream(cudaStream_t S) {
   }
   // CUDA lets the stream's work finish; the device's stream must outlive it.
   if (Error E = C->Dev.synchronize(R->Stream.get()))
-    return fail(cudaErrorLaunchFailure, std::move(E));
+    return failDeviceWork(std::move(E));
   return cudaSuccess;
 }
 
@@ -204,7 +204,7 @@ cudaError_t synchronizeStream(cudaStream_t S) {
   if (cudaError_t E = streamFor(*C, S, Stream))
     return E;
   if (Error E = C->Dev.synchronize(Stream))
-    return fail(cudaErrorLaunchFailure, std::move(E));
+    return failDeviceWork(std::move(E));
   return cudaSuccess;
 }
 
@@ -220,10 +220,10 @@ cudaError_t queryStream(cudaStream_t S) {
   if (!Ev)
     return fail(cudaErrorMemoryAllocation, Ev.takeError());
   if (Error E = C->Dev.record(**Ev, Stream))
-    return fail(cudaErrorLaunchFailure, std::move(E));
+    return failDeviceWork(std::move(E));
   auto Done = C->Dev.isComplete(**Ev);
   if (!Done)
-    return fail(cudaErrorLaunchFailure, Done.takeError());
+    return failDeviceWork(Done.takeError());
   return *Done ? cudaSuccess : cudaErrorNotReady;
 }
 
@@ -239,7 +239,7 @@ cudaError_t streamWaitEvent(cudaStream_t S, cudaEvent_t Event) {
   if (cudaError_t E = streamFor(*C, S, Stream))
     return E;
   if (Error E = C->Dev.synchronize(*R->Event))
-    return fail(cudaErrorLaunchFailure, std::move(E));
+    return failDeviceWork(std::move(E));
   return cudaSuccess;
 }
 
@@ -264,7 +264,7 @@ cudaError_t recordEvent(cudaEvent_t Event, cudaStream_t S) {
   if (cudaError_t E = streamFor(*C, S, Stream))
     return E;
   if (Error E = C->Dev.record(*R->Event, Stream))
-    return fail(cudaErrorLaunchFailure, std::move(E));
+    return failDeviceWork(std::move(E));
   std::lock_guard<std::mutex> Lock(C->Mutex);
   R->Recorded = true;
   return cudaSuccess;
@@ -278,7 +278,7 @@ cudaError_t synchronizeEvent(cudaEvent_t Event) {
   if (cudaError_t E = findEvent(*C, Event, R))
     return E;
   if (Error E = C->Dev.synchronize(*R->Event))
-    return fail(cudaErrorLaunchFailure, std::move(E));
+    return failDeviceWork(std::move(E));
   return cudaSuccess;
 }
 
@@ -291,7 +291,7 @@ cudaError_t queryEvent(cudaEvent_t Event) {
     return E;
   auto Done = C->Dev.isComplete(*R->Event);
   if (!Done)
-    return fail(cudaErrorLaunchFailure, Done.takeError());
+    return failDeviceWork(Done.takeError());
   return *Done ? cudaSuccess : cudaErrorNotReady;
 }
 
@@ -317,7 +317,7 @@ cudaError_t eventElapsedTime(float *Ms, cudaEvent_t Start, cudaEvent_t End) {
   for (EventRecord *R : {A, B}) {
     auto Done = C->Dev.isComplete(*R->Event);
     if (!Done)
-      return fail(cudaErrorLaunchFailure, Done.takeError());
+      return failDeviceWork(Done.takeError());
     if (!*Done)
       return fail(cudaErrorNotReady);
   }

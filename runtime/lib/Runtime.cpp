@@ -132,7 +132,7 @@ cudaError_t synchronizeAll(Context &C) {
   }
   for (loader::Stream *S : All)
     if (Error E = C.Dev.synchronize(S))
-      return fail(cudaErrorLaunchFailure, std::move(E));
+      return failDeviceWork(std::move(E));
   return cudaSuccess;
 }
 
@@ -155,7 +155,7 @@ cudaError_t streamFor(Context &C, cudaStream_t S, loader::Stream *&Out) {
   }
   for (loader::Stream *W : Wait)
     if (Error E = C.Dev.synchronize(W))
-      return fail(cudaErrorLaunchFailure, std::move(E));
+      return failDeviceWork(std::move(E));
   return cudaSuccess;
 }
 
@@ -269,11 +269,8 @@ cudaError_t launchKernel(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, si
                        K->Name, Grid.x, Grid.y, Grid.z, Block.x, Block.y, Block.z, SharedBytes,
                        (const void *)S)
                    .str());
-  if (Error E = C->Dev.launch(*DK, G, Args, Stream)) {
-    std::string Why = toString(std::move(E));
-    bool Assertion = Why.find("device assertion") != std::string::npos;
-    return fail(Assertion ? cudaErrorAssert : cudaErrorLaunchFailure, Why);
-  }
+  if (Error E = C->Dev.launch(*DK, G, Args, Stream))
+    return failDeviceWork(std::move(E));
   return cudaSuccess;
 }
 

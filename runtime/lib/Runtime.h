@@ -39,6 +39,9 @@ namespace ptx2amd::runtime {
 cudaError_t fail(cudaError_t E, const std::string &Detail = {});
 /// fail() with an llvm::Error's text as the detail.
 cudaError_t fail(cudaError_t E, llvm::Error Why);
+/// fail() with the error CUDA gives a failure of device work (amdgpu::KernelFault's kind: a
+/// failed assertion, an illegal address, a timeout; else cudaErrorLaunchFailure). All are sticky.
+cudaError_t failDeviceWork(llvm::Error Why);
 /// The sticky error, or cudaSuccess.
 cudaError_t stickyError();
 /// Takes (\p Reset) or reads the last error, as cudaGetLastError/PeekAtLastError do.

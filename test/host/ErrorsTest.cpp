@@ -3,6 +3,8 @@
 // next launch runs).
 #include "HostTestSupport.h"
 
+#include "ptx2amd/amdgpu-backend/KernelFault.h"
+
 #include "llvm/ADT/StringExtras.h"
 
 using namespace host_test;
@@ -138,6 +140,16 @@ DONE:
 }
 )";
 
+/// Launches and requires failure; returns the fault's kind (amdgpu::FaultKind::Other for an
+/// error that is not a kernel fault) and text.
+std::pair<amdgpu::FaultKind, std::string> launchFault(host::LoadedModule &M, const char *Kernel,
+                                                      host::LaunchConfig C,
+                                                      std::vector<void *> Args) {
+  auto R = device().launch(M, Kernel, C, Args.data());
+  REQUIRE(!R);
+  return amdgpu::takeFault(R.takeError());
+}
+
 /// The device still runs kernels: saxpy, with its barriers and shared memory.
 void deviceStillWorks(const char *Target) {
   host::LoadedModule &M = module(PTX2AMD_SOURCE_DIR "/examples/saxpy.ptx", Target);
@@ -159,7 +171,8 @@ TEST_CASE("a trap ends the launch with an error", "[errors]") {
     CHECK_FALSE(M->usesFibers("trapper"));
     Buffer<uint32_t> Out(64);
     uint32_t *P = Out.get();
-    std::string E = launchError(*M, "trapper", {3}, {64}, {&P});
+    auto [Kind, E] = launchFault(*M, "trapper", {{3}, {64}}, {&P});
+    CHECK(Kind == amdgpu::FaultKind::Trap);
     CHECK_THAT(E, Catch::Contains("kernel 'trapper'") && Catch::Contains("trapped"));
     deviceStillWorks(Target);
   }
@@ -179,12 +192,11 @@ TEST_CASE("exited work-items drop out of the barrier", "[errors]") {
   }
 }
 
-/// Launches with a short watchdog and requires failure; returns the error text.
+/// Launches with a short watchdog and requires failure, a timeout; returns the error text.
 std::string stalledLaunch(host::LoadedModule &M, const char *Kernel, std::vector<void *> Args) {
-  host::LaunchConfig C{{2}, {64}, 0, /*WatchdogMs=*/150};
-  auto R = device().launch(M, Kernel, C, Args.data());
-  REQUIRE(!R);
-  return llvm::toString(R.takeError());
+  auto [Kind, E] = launchFault(M, Kernel, {{2}, {64}, 0, /*WatchdogMs=*/150}, std::move(Args));
+  CHECK(Kind == amdgpu::FaultKind::Timeout);
+  return E;
 }
 
 TEST_CASE("a barrier that some work-items never reach is a detected deadlock", "[errors]") {
@@ -223,7 +235,8 @@ TEST_CASE("a failed device assertion ends the launch with its message", "[errors
   for (const char *Target : WaveTargets) {
     INFO(Target);
     auto M = loadText(ErrorKernels, Target);
-    std::string E = launchError(*M, "asserting", {1}, {32}, {});
+    auto [Kind, E] = launchFault(*M, "asserting", {{1}, {32}}, {});
+    CHECK(Kind == amdgpu::FaultKind::Assertion);
     CHECK_THAT(E, Catch::Contains("kernel 'asserting'") && Catch::Contains("x < 100000") &&
                       Catch::Contains("kern.cu") && Catch::Contains("42") &&
                       Catch::Contains("checks"));
@@ -241,7 +254,8 @@ TEST_CASE("an LDS access outside the workgroup's arena is an error", "[errors]")
     // 64 KiB an arena may hold, a negative index.
     for (uint32_t Outside : {256u, 20000u, 1u << 28, 0xffffffffu}) {
       INFO("index " << Outside);
-      std::string E = launchError(*M, "lds_store", {2}, {32}, {&Outside});
+      auto [Kind, E] = launchFault(*M, "lds_store", {{2}, {32}}, {&Outside});
+      CHECK(Kind == amdgpu::FaultKind::MemoryFault);
       CHECK_THAT(E, Catch::Contains("outside the workgroup's arena at LDS address 0x" +
                                     llvm::utohexstr(uint32_t(Outside * 4))) &&
                         Catch::Contains("holds 1024 bytes"));
