@@ -7,6 +7,7 @@
 
 #include "ptx2amd/loader/HsaDevice.h"
 
+#include "ptx2amd/amdgpu-backend/DeviceOutput.h"
 #include "ptx2amd/amdgpu-backend/KernelFault.h"
 #include "ptx2amd/amdgpu-backend/KernelMetadata.h"
 
@@ -18,9 +19,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <unistd.h>
@@ -144,6 +147,19 @@ hsa_status_t collectPool(hsa_amd_memory_pool_t P, void *Data) {
 class HsaDevice;
 
 /// A stream: an AQL queue and the work in flight on it, oldest first.
+/// A module's device output buffer (device printf and assertion records) in fine-grained host
+/// memory. Shared by the module and the streams that ran its kernels since their last
+/// synchronization, which drain it then.
+struct OutputBuffer {
+  std::string Module;
+  uint8_t *Data = nullptr;
+  ~OutputBuffer() {
+    if (Data)
+      hsa_amd_memory_pool_free(Data);
+  }
+};
+constexpr uint32_t OutputBufferBytes = 1 << 20;
+
 class HsaStream final : public Stream {
 public:
   struct Work {
@@ -157,6 +173,8 @@ public:
   hsa_queue_t *Queue;
   std::mutex Mutex;
   std::deque<Work> InFlight;
+  /// The output buffers of the modules launched since the last synchronize().
+  std::vector<std::shared_ptr<OutputBuffer>> Outputs;
   /// The newest work is a copy, outside the queue: the next packet must wait for its signal.
   bool LastOutsideQueue = false;
 };
@@ -174,6 +192,7 @@ public:
   const amdgpu::KernelMetadata &metadata() const override { return Meta; }
   amdgpu::KernelMetadata Meta;
   uint64_t Object = 0; ///< the kernel descriptor's address, for the dispatch packet
+  std::shared_ptr<OutputBuffer> Output; ///< its module's, when the module has one
 };
 
 class HsaModule final : public Module {
@@ -190,6 +209,7 @@ public:
   hsa_executable_t Executable{};
   std::mutex Mutex;
   std::map<std::string, std::unique_ptr<HsaKernel>, std::less<>> Kernels;
+  std::shared_ptr<OutputBuffer> Output; ///< when the code object has amdgpu::OutputBufferSymbol
 };
 
 class HsaDevice final : public Device {
@@ -232,6 +252,9 @@ public:
   // With the stream's mutex held:
   void reclaim(HsaStream &St);
   Error drain(HsaStream &St);
+  /// Prints the device printf output of the modules \p St ran since its last call, and returns
+  /// their failed assertions as an error.
+  Error drainOutput(HsaStream &St);
   Error submit(HsaStream &St, const void *Packet);
   /// A barrier packet after the newest copy of \p St when there is one (else nothing), then
   /// \p Completion (0: none) is signalled.
@@ -598,6 +621,24 @@ Expected<std::unique_ptr<Module>> HsaDevice::loadModule(const ModuleImage &Image
   PTX2AMD_HSA_CHECK(
       hsa_executable_load_agent_code_object(M->Executable, Gpu, M->Reader, nullptr, nullptr));
   PTX2AMD_HSA_CHECK(hsa_executable_freeze(M->Executable, nullptr));
+  // Kernels that call printf or assert write records to the buffer the variable points to.
+  if (auto G = M->global(amdgpu::OutputBufferSymbol)) {
+    auto Data = poolAllocate(Mem.Host, OutputBufferBytes, /*Zero=*/true);
+    if (!Data)
+      return Data.takeError();
+    M->Output = std::make_shared<OutputBuffer>();
+    M->Output->Module = Image.Name;
+    M->Output->Data = static_cast<uint8_t *>(*Data);
+    uint32_t Capacity = OutputBufferBytes - amdgpu::OutputHeaderSize;
+    std::memcpy(M->Output->Data, &Capacity, sizeof Capacity);
+    void *Address = M->Output->Data;
+    if (Error E = copy(G->Address, &Address, sizeof Address, CopyKind::HostToDevice, nullptr))
+      return E;
+    if (Error E = synchronize(nullptr))
+      return E;
+  } else {
+    consumeError(G.takeError());
+  }
   return M;
 }
 
@@ -629,6 +670,7 @@ Expected<const Kernel &> HsaModule::kernel(StringRef Name) {
     return hsaError(S, "looking up kernel symbol '" + Symbol + "'");
   auto K = std::make_unique<HsaKernel>();
   K->Meta = *Meta;
+  K->Output = Output;
   K->Object = symbolInfo<uint64_t>(Sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT);
   // The runtime reads the kernel descriptor, we read the metadata note: the launch uses the
   // metadata, so both must agree.
@@ -696,6 +738,8 @@ Error HsaDevice::launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void *
     return E;
   }
   St.InFlight.push_back({Done, *Kernarg});
+  if (HK.Output && !llvm::is_contained(St.Outputs, HK.Output))
+    St.Outputs.push_back(HK.Output);
   return Error::success();
 }
 
@@ -706,12 +750,46 @@ Expected<std::unique_ptr<Stream>> HsaDevice::createStream() {
   return std::unique_ptr<Stream>(*St);
 }
 
+Error HsaDevice::drainOutput(HsaStream &St) {
+  std::string Assertions;
+  for (const std::shared_ptr<OutputBuffer> &B : St.Outputs) {
+    auto Out = amdgpu::readDeviceOutput(ArrayRef<uint8_t>(B->Data, OutputBufferBytes));
+    // Emptied for the next launches: the used and dropped counts.
+    std::memset(B->Data + 4, 0, 8);
+    if (!Out) {
+      Assertions += "\n  " + B->Module + ": unreadable device output: " + toString(Out.takeError());
+      continue;
+    }
+    // Device printf goes where the program's own printf goes.
+    if (!Out->Text.empty()) {
+      std::fwrite(Out->Text.data(), 1, Out->Text.size(), stdout);
+      std::fflush(stdout);
+    }
+    if (Out->Dropped)
+      std::fprintf(stderr, "ptx2amd: '%s': %u device printf records did not fit the buffer\n",
+                   B->Module.c_str(), Out->Dropped);
+    for (const std::string &A : Out->Assertions)
+      Assertions += "\n  " + A;
+  }
+  St.Outputs.clear();
+  if (Assertions.empty())
+    return Error::success();
+  return amdgpu::makeFault(amdgpu::FaultKind::Assertion,
+                           "a kernel failed a device assertion:" + Assertions);
+}
+
 Error HsaDevice::synchronize(Stream *S) {
   HsaStream &St = stream(S);
   std::lock_guard<std::mutex> Lock(St.Mutex);
-  if (Error E = drain(St))
-    return E;
-  return checkQueues();
+  Error E = drain(St);
+  if (!E)
+    E = checkQueues();
+  // A failed assertion traps, which fails the queue: the assertion is what to report.
+  if (Error Asserted = drainOutput(St)) {
+    consumeError(std::move(E));
+    return Asserted;
+  }
+  return E;
 }
 
 Expected<std::unique_ptr<Event>> HsaDevice::createEvent() {

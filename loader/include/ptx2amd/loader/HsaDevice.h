@@ -4,7 +4,11 @@
 // hsa_ext_amd.h): a GPU agent whose ISA is in the target table, its memory pools (coarse-grained
 // device memory; the host's fine-grained and kernarg pools), code objects through
 // hsa_code_object_reader + hsa_executable, one AQL queue per stream, kernel dispatch with
-// completion signals, and copies with hsa_amd_memory_async_copy.
+// completion signals, and copies with hsa_amd_memory_async_copy. A code object with the device
+// output variable (amdgpu::OutputBufferSymbol) gets a buffer in fine-grained host memory at load;
+// synchronizing a stream prints the device printf output of the kernels it ran and reports their
+// failed assertions (an amdgpu::KernelFault of kind Assertion). Queue failures are KernelFaults
+// too (memory faults, traps).
 //
 // Launches write exactly what the host backend runs from: the kernarg segment from
 // amdgpu::packKernargs and the packet from amdgpu::makeDispatchPacket (Kernarg.h). The functions
