@@ -6,6 +6,7 @@
 
 #include "ptx2amd/fatbin/Fatbin.h"
 #include "ptx2amd/ptx-grammar/Source.h"
+#include "ptx2amd/ptx-ir/Link.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -28,6 +29,27 @@ Error makeError(const Twine &Msg) { return createStringError(inconvertibleErrorC
 double msSince(std::chrono::steady_clock::time_point Start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start)
       .count();
+}
+
+/// Relocatable device code (-rdc): one PTX module per translation unit, calling each other
+/// through .extern symbols, linked into the one module that is translated (and that the cache
+/// key hashes).
+Expected<std::string> linkRdc(const fatbin::Fatbin &F, ArrayRef<const fatbin::Entry *> Units,
+                              StringRef Name) {
+  std::vector<fatbin::Payload> Texts;
+  std::vector<ir::LinkInput> Inputs;
+  for (const fatbin::Entry *E : Units) {
+    auto Text = F.ptx(*E);
+    if (!Text)
+      return Text.takeError();
+    Texts.push_back(std::move(*Text));
+    Inputs.push_back({F.describe(*E), Texts.back().text()});
+  }
+  auto Linked = ir::linkModules(Inputs);
+  if (!Linked)
+    return makeError("'" + Name + "' is relocatable device code (-rdc) of " + Twine(Units.size()) +
+                     " PTX modules, which do not link:\n" + toString(Linked.takeError()));
+  return Linked;
 }
 
 /// A translation for a code object device, as the cache stores it (little-endian):
@@ -213,10 +235,17 @@ Expected<std::unique_ptr<LazyModule>> ModuleLoader::openSelected(const fatbin::F
     if (WithPtx > 1)
       return makeError("'" + Name + "' holds " + Twine(WithPtx) +
                        " registration units with PTX; open each one's fatbin wrapper");
-    if (Found->NeedsLinking)
-      return makeError("'" + Name + "' is relocatable device code (-rdc) of " +
-                       Twine(Found->PTX.size()) +
-                       " PTX modules, which need linking: not supported yet");
+    if (Found->NeedsLinking) {
+      auto Linked = linkRdc(F, Found->PTX, Name);
+      if (!Linked)
+        return Linked.takeError();
+      std::string ModuleName =
+          (Name + ": -rdc link of " + Twine(Found->PTX.size()) + " modules").str();
+      ++Opened;
+      log(LogLevel::Debug,
+          "opened '" + ModuleName + "': " + Twine(Linked->size()).str() + " bytes of linked PTX");
+      return std::unique_ptr<LazyModule>(new LazyModule(*this, ModuleName, std::move(*Linked)));
+    }
     Chosen = Found->PTX.front();
   }
   auto Text = F.ptx(*Chosen);

@@ -454,15 +454,13 @@ private:
   }
 
   std::string emit(const std::string &Header) {
-    std::string Names;
-    for (const Unit &U : Units)
-      Names += (Names.empty() ? "'" : ", '") + U.Name + "'";
+    // Names stay out of the text: they may hold addresses, and the text is a cache key.
     std::string Out =
-        fmt::format("// Linked by ptx2amd from {} modules: {}\n", Units.size(), Names) + Header;
+        fmt::format("// Linked by ptx2amd from {} PTX modules\n", Units.size()) + Header;
     for (size_t UI = 0; UI < Units.size(); ++UI) {
       Unit &U = Units[UI];
       std::string_view Text = U.Src->text();
-      Out += fmt::format("\n// ---- module {}: '{}'\n", UI + 1, U.Name);
+      Out += fmt::format("\n// ---- module {}\n", UI + 1);
       // Decls by item, in order.
       std::vector<std::vector<const Decl *>> ByItem(U.Items.size());
       for (const Decl &D : U.Decls)

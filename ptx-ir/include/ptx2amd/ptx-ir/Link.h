@@ -31,8 +31,10 @@ struct LinkInput {
 ///   internal symbol keeps its name when no module gives that name external linkage. Renaming is
 ///   done on the parsed identifiers, honouring names that function parameters, labels and local
 ///   declarations shadow.
-/// Errors (a module that does not parse at module level, conflicting definitions, address sizes
-/// or symbol kinds) are a DiagnosticError whose diagnostics name the module and location.
+/// The output depends on the module texts and their order only, not on their names (a loader
+/// hashes it for its cache key). Errors (a module that does not parse at module level, conflicting
+/// definitions, address sizes or symbol kinds) are a DiagnosticError whose diagnostics name the
+/// module and location.
 llvm::Expected<std::string> linkModules(llvm::ArrayRef<LinkInput> Inputs);
 
 } // namespace ptx2amd::ir
