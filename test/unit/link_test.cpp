@@ -101,6 +101,9 @@ TEST_CASE("link: header takes the highest version and target", "[link]") {
   CHECK(M->VersionMinor == 0);
   CHECK(M->Target == std::vector<std::string>{"sm_80"});
 
+  // Names (which may hold addresses) do not reach the text: a cache key hashes it.
+  CHECK(link({{"0x1234: a", UseA}, {"0x5678: b", DefB}}).Text == L.Text);
+
   // The same the other way round: the header does not follow the first module.
   Linked R = link({{"b.ptx", DefB}, {"a.ptx", UseA}});
   REQUIRE(R.Error == "");

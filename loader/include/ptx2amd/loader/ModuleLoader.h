@@ -123,8 +123,8 @@ public:
 
   /// An image in memory, copied as needed: fatbin containers (a .fatbin file's bytes), a host
   /// ELF or cubin that holds them, or PTX text; \p Name names it in messages. Its PTX is
-  /// selected by the options' policy now; an image without usable PTX, or with -rdc modules
-  /// that need linking, is an error.
+  /// selected by the options' policy now; an image without usable PTX is an error. The per-TU
+  /// PTX modules of relocatable device code (-rdc) are linked into one (ir::linkModules).
   llvm::Expected<std::unique_ptr<LazyModule>> open(llvm::ArrayRef<uint8_t> Image,
                                                    llvm::StringRef Name);
   /// The __fatBinC_Wrapper_t a program passes to __cudaRegisterFatBinary.
