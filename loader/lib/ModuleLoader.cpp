@@ -31,27 +31,6 @@ double msSince(std::chrono::steady_clock::time_point Start) {
       .count();
 }
 
-/// Relocatable device code (-rdc): one PTX module per translation unit, calling each other
-/// through .extern symbols, linked into the one module that is translated (and that the cache
-/// key hashes).
-Expected<std::string> linkRdc(const fatbin::Fatbin &F, ArrayRef<const fatbin::Entry *> Units,
-                              StringRef Name) {
-  std::vector<fatbin::Payload> Texts;
-  std::vector<ir::LinkInput> Inputs;
-  for (const fatbin::Entry *E : Units) {
-    auto Text = F.ptx(*E);
-    if (!Text)
-      return Text.takeError();
-    Texts.push_back(std::move(*Text));
-    Inputs.push_back({F.describe(*E), Texts.back().text()});
-  }
-  auto Linked = ir::linkModules(Inputs);
-  if (!Linked)
-    return makeError("'" + Name + "' is relocatable device code (-rdc) of " + Twine(Units.size()) +
-                     " PTX modules, which do not link:\n" + toString(Linked.takeError()));
-  return Linked;
-}
-
 /// A translation for a code object device, as the cache stores it (little-endian):
 ///   "P2LM", u32 format version, u64 code object size, the code object, u32 kernel count, then
 ///   per kernel: u32 name size, name, u32 reason size, reason (empty: the kernel is available).
@@ -174,6 +153,25 @@ Expected<LoaderOptions> LoaderOptions::fromEnvironment() {
   return O;
 }
 
+Expected<LinkedPtx> linkRdcUnit(const fatbin::Fatbin &F, ArrayRef<const fatbin::Entry *> Units,
+                                StringRef Name) {
+  std::vector<fatbin::Payload> Texts;
+  std::vector<ir::LinkInput> Inputs;
+  for (const fatbin::Entry *E : Units) {
+    auto Text = F.ptx(*E);
+    if (!Text)
+      return Text.takeError();
+    Texts.push_back(std::move(*Text));
+    Inputs.push_back({F.describe(*E), Texts.back().text()});
+  }
+  auto Linked = ir::linkModules(Inputs);
+  if (!Linked)
+    return makeError("'" + Name + "' is relocatable device code (-rdc) of " + Twine(Units.size()) +
+                     " PTX modules, which do not link:\n" + toString(Linked.takeError()));
+  return LinkedPtx{(Name + ": -rdc link of " + Twine(Units.size()) + " modules").str(),
+                   std::move(*Linked)};
+}
+
 ModuleLoader::ModuleLoader(Device &D, LoaderOptions Options) : Dev(D), Opts(std::move(Options)) {}
 
 LoaderStats ModuleLoader::stats() const {
@@ -236,15 +234,14 @@ Expected<std::unique_ptr<LazyModule>> ModuleLoader::openSelected(const fatbin::F
       return makeError("'" + Name + "' holds " + Twine(WithPtx) +
                        " registration units with PTX; open each one's fatbin wrapper");
     if (Found->NeedsLinking) {
-      auto Linked = linkRdc(F, Found->PTX, Name);
+      auto Linked = linkRdcUnit(F, Found->PTX, Name);
       if (!Linked)
         return Linked.takeError();
-      std::string ModuleName =
-          (Name + ": -rdc link of " + Twine(Found->PTX.size()) + " modules").str();
       ++Opened;
-      log(LogLevel::Debug,
-          "opened '" + ModuleName + "': " + Twine(Linked->size()).str() + " bytes of linked PTX");
-      return std::unique_ptr<LazyModule>(new LazyModule(*this, ModuleName, std::move(*Linked)));
+      log(LogLevel::Debug, "opened '" + Linked->Name + "': " + Twine(Linked->Text.size()).str() +
+                               " bytes of linked PTX");
+      return std::unique_ptr<LazyModule>(
+          new LazyModule(*this, std::move(Linked->Name), std::move(Linked->Text)));
     }
     Chosen = Found->PTX.front();
   }

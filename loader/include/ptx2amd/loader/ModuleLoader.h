@@ -114,6 +114,18 @@ private:
   std::unique_ptr<Module> DeviceModule;
 };
 
+/// One PTX module linked from the per-TU modules of relocatable device code (nvcc -rdc).
+struct LinkedPtx {
+  std::string Name; ///< "<binary>: -rdc link of N modules"
+  std::string Text; ///< what is translated, and what the cache key hashes
+};
+
+/// Links \p Units, the PTX entries of one -rdc registration unit of \p F (a ModuleSelection with
+/// NeedsLinking), into one module (ir::linkModules); \p Name names the binary.
+llvm::Expected<LinkedPtx> linkRdcUnit(const fatbin::Fatbin &F,
+                                      llvm::ArrayRef<const fatbin::Entry *> Units,
+                                      llvm::StringRef Name);
+
 class ModuleLoader {
 public:
   explicit ModuleLoader(Device &D, LoaderOptions Opts = {});
