@@ -156,6 +156,21 @@ TEST_CASE("link: an extern nobody defines stays extern", "[link]") {
   REQUIRE(M->global("calls"));
   CHECK(M->global("calls")->Link == ir::Linkage::Extern);
   CHECK(M->function("other"));
+
+  // Dynamic shared memory: each file declares its own `extern __shared__` array, never defined.
+  std::string Dyn = module(".extern .shared .align 16 .b8 smem[];\n"
+                           ".visible .entry dyn() {\n  .reg .b32 %r<2>;\n"
+                           "  ld.shared.u32 %r1, [smem];\n  ret;\n}\n");
+  std::string Dyn2 = Dyn;
+  Dyn2.replace(Dyn2.find("entry dyn"), 9, "entry dyn2");
+  Linked S = link({{"d1.ptx", Dyn}, {"d2.ptx", Dyn2}});
+  REQUIRE(S.Error == "");
+  CHECK(count(S.Text, ".extern .shared .align 16 .b8 smem[];") == 2);
+  auto MS = readLinked(S.Text);
+  REQUIRE(MS->global("smem"));
+  CHECK(MS->global("smem")->Link == ir::Linkage::Extern);
+  CHECK(MS->function("dyn"));
+  CHECK(MS->function("dyn2"));
 }
 
 TEST_CASE("link: two strong definitions of one name are an error naming both modules", "[link]") {
