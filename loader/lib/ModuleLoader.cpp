@@ -6,6 +6,7 @@
 
 #include "ptx2amd/fatbin/Fatbin.h"
 #include "ptx2amd/ptx-grammar/Source.h"
+#include "ptx2amd/ptx-ir/Link.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -152,6 +153,25 @@ Expected<LoaderOptions> LoaderOptions::fromEnvironment() {
   return O;
 }
 
+Expected<LinkedPtx> linkRdcUnit(const fatbin::Fatbin &F, ArrayRef<const fatbin::Entry *> Units,
+                                StringRef Name) {
+  std::vector<fatbin::Payload> Texts;
+  std::vector<ir::LinkInput> Inputs;
+  for (const fatbin::Entry *E : Units) {
+    auto Text = F.ptx(*E);
+    if (!Text)
+      return Text.takeError();
+    Texts.push_back(std::move(*Text));
+    Inputs.push_back({F.describe(*E), Texts.back().text()});
+  }
+  auto Linked = ir::linkModules(Inputs);
+  if (!Linked)
+    return makeError("'" + Name + "' is relocatable device code (-rdc) of " + Twine(Units.size()) +
+                     " PTX modules, which do not link:\n" + toString(Linked.takeError()));
+  return LinkedPtx{(Name + ": -rdc link of " + Twine(Units.size()) + " modules").str(),
+                   std::move(*Linked)};
+}
+
 ModuleLoader::ModuleLoader(Device &D, LoaderOptions Options) : Dev(D), Opts(std::move(Options)) {}
 
 LoaderStats ModuleLoader::stats() const {
@@ -213,10 +233,16 @@ Expected<std::unique_ptr<LazyModule>> ModuleLoader::openSelected(const fatbin::F
     if (WithPtx > 1)
       return makeError("'" + Name + "' holds " + Twine(WithPtx) +
                        " registration units with PTX; open each one's fatbin wrapper");
-    if (Found->NeedsLinking)
-      return makeError("'" + Name + "' is relocatable device code (-rdc) of " +
-                       Twine(Found->PTX.size()) +
-                       " PTX modules, which need linking: not supported yet");
+    if (Found->NeedsLinking) {
+      auto Linked = linkRdcUnit(F, Found->PTX, Name);
+      if (!Linked)
+        return Linked.takeError();
+      ++Opened;
+      log(LogLevel::Debug, "opened '" + Linked->Name + "': " + Twine(Linked->Text.size()).str() +
+                               " bytes of linked PTX");
+      return std::unique_ptr<LazyModule>(
+          new LazyModule(*this, std::move(Linked->Name), std::move(Linked->Text)));
+    }
     Chosen = Found->PTX.front();
   }
   auto Text = F.ptx(*Chosen);

@@ -21,10 +21,10 @@ const char CheckHelp[] =
 
 Reports, for each PTX module of each input (PTX text or a CUDA binary) and each target, which kernels
 translate and why the others do not, then every reason with its count, the kernels it affects and
-its first location. A kernel that calls functions declared `.extern` in its module (defined in
-another -rdc module, or supplied by the user at link time as with cuSPARSE's callback kernels)
-translates, and is listed with the functions its code object needs before it can be loaded.
-Needs no GPU.
+its first location. The per-TU PTX modules of relocatable device code (nvcc -rdc) are linked
+into one module first, as the runtime links them. A kernel that calls functions declared `.extern`
+in its module (supplied by the user at link time, as with cuSPARSE's callback kernels) translates,
+and is listed with the functions its code object needs before it can be loaded. Needs no GPU.
 
 options:
   --arch TARGET   a target to check for (default gfx90a); repeat for more
@@ -89,7 +89,7 @@ int runCheck(llvm::ArrayRef<std::string> Args) {
     for (const std::string &Input : Inputs) {
       // Read again for each target: one module's IR at a time keeps memory bounded on large
       // libraries.
-      auto Sources = loadSources(Input);
+      auto Sources = loadLinkedSources(Input);
       if (!Sources) {
         printError(llvm::toString(Sources.takeError()));
         Status = 1;

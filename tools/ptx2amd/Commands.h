@@ -6,6 +6,7 @@
 
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBufferRef.h>
 
 #include <memory>
 #include <string>
@@ -24,6 +25,21 @@ int runCache(llvm::ArrayRef<std::string> Args);
 /// The PTX modules of a file: the file itself when it is PTX text, or every PTX entry of a CUDA
 /// binary (fatbin, cubin, executable, library, object).
 llvm::Expected<std::vector<std::shared_ptr<const SourceText>>> loadSources(const std::string &Path);
+
+/// A module linked from the per-TU PTX modules of relocatable device code (nvcc -rdc).
+struct RdcModule {
+  std::shared_ptr<const SourceText> Linked; ///< named "<file>: -rdc link of N modules"
+  std::vector<std::string> Parts; ///< the PTX entries it replaces, named as loadSources names them
+};
+
+/// The -rdc registration units of a CUDA binary, each linked into one module; none for PTX text
+/// and for binaries without relocatable device code.
+llvm::Expected<std::vector<RdcModule>> linkRdcModules(llvm::MemoryBufferRef Bytes);
+
+/// loadSources(), with the per-TU modules of each -rdc registration unit replaced by their
+/// linked module (in the place of the first).
+llvm::Expected<std::vector<std::shared_ptr<const SourceText>>>
+loadLinkedSources(const std::string &Path);
 
 /// Prints `ptx2amd: error: <Message>` to stderr.
 void printError(const std::string &Message);

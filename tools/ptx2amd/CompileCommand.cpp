@@ -23,7 +23,8 @@ const char CompileHelp[] =
     R"(usage: ptx2amd compile INPUT --arch TARGET [--arch ...|--all-targets] [options]
 
 Translates PTX to AMDGPU. INPUT is a PTX file or anything that carries PTX (a CUDA executable,
-library, object, .fatbin or cubin): each of its PTX modules is translated. A kernel that uses
+library, object, .fatbin or cubin): each of its PTX modules is translated (the per-TU modules of
+relocatable device code, nvcc -rdc, as the one module they link into). A kernel that uses
 something not supported yet is left out of the output with a warning naming it and the reason;
 the rest of the module is still translated.
 
@@ -201,6 +202,34 @@ int runCompile(llvm::ArrayRef<std::string> Args) {
     printError(Why);
     return 1;
   }
+  // What to translate: the image's modules, except that the per-TU modules of -rdc code are
+  // translated as the one module they link into (in the place of the first).
+  auto Rdc = linkRdcModules(llvm::MemoryBufferRef(Data, Input == "-" ? "<stdin>" : Input));
+  if (!Rdc) {
+    printError(llvm::toString(Rdc.takeError()));
+    return 1;
+  }
+  struct Unit {
+    size_t ImageModule = 0;
+    const SourceText *Linked = nullptr;
+  };
+  std::vector<Unit> Units;
+  std::vector<bool> Placed(Rdc->size());
+  for (size_t M = 0; M < Modules; ++M) {
+    const char *Ptx = nullptr, *Name = "";
+    size_t Size = 0;
+    ptx2amd_image_module(Img.Ptr, M, &Ptx, &Size, &Name, nullptr);
+    auto Group =
+        llvm::find_if(*Rdc, [&](const RdcModule &R) { return llvm::is_contained(R.Parts, Name); });
+    if (Group == Rdc->end()) {
+      Units.push_back({M, nullptr});
+    } else if (!Placed[Group - Rdc->begin()]) {
+      Placed[Group - Rdc->begin()] = true;
+      Units.push_back({0, Group->Linked.get()});
+    }
+  }
+  Modules = Units.size();
+
   std::string Stem = llvm::sys::path::stem(Input).str();
   bool OneOutput = Modules == 1 && Targets.size() == 1;
   if (!OneOutput && !Out.empty())
@@ -226,8 +255,13 @@ int runCompile(llvm::ArrayRef<std::string> Args) {
   {
     llvm::StdThreadPool Pool(llvm::hardware_concurrency(std::min<size_t>(Jobs, Work.size())));
     for (Job &J : Work)
-      Pool.async([&Ctx, &Img, &J] {
-        J.S = ptx2amd_translate_image_module(Ctx.Ptr, Img.Ptr, J.Module, J.Target, &J.R.Ptr);
+      Pool.async([&Ctx, &Img, &J, &Units] {
+        const Unit &U = Units[J.Module];
+        if (U.Linked)
+          J.S = ptx2amd_translate_ptx(Ctx.Ptr, U.Linked->text().data(), U.Linked->text().size(),
+                                      U.Linked->name().c_str(), J.Target, &J.R.Ptr);
+        else
+          J.S = ptx2amd_translate_image_module(Ctx.Ptr, Img.Ptr, U.ImageModule, J.Target, &J.R.Ptr);
       });
     Pool.wait();
   }

@@ -20,6 +20,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <cstdio>
 #include <string>
@@ -149,6 +150,12 @@ void printTable(const fb::Fatbin &F) {
                E.decompressedSize(), compressionOf(E), fmt::format("{:#x}", E.Flags),
                C.Section.empty() ? "-" : C.Section, printable(E.Identifier));
   }
+  // What check, compile and the runtime translate of relocatable device code.
+  for (const fb::Module &M : F.modules())
+    if (!M.Prelinked.empty())
+      fmt::print("wrapper {}: relocatable device code (-rdc): the PTX of container{} {} is linked "
+                 "into one module\n",
+                 M.Index, M.Prelinked.size() == 1 ? "" : "s", fmt::join(M.Prelinked, ", "));
 }
 
 } // namespace

@@ -116,6 +116,18 @@ private:
   std::unique_ptr<Module> DeviceModule;
 };
 
+/// One PTX module linked from the per-TU modules of relocatable device code (nvcc -rdc).
+struct LinkedPtx {
+  std::string Name; ///< "<binary>: -rdc link of N modules"
+  std::string Text; ///< what is translated, and what the cache key hashes
+};
+
+/// Links \p Units, the PTX entries of one -rdc registration unit of \p F (a ModuleSelection with
+/// NeedsLinking), into one module (ir::linkModules); \p Name names the binary.
+llvm::Expected<LinkedPtx> linkRdcUnit(const fatbin::Fatbin &F,
+                                      llvm::ArrayRef<const fatbin::Entry *> Units,
+                                      llvm::StringRef Name);
+
 class ModuleLoader {
 public:
   explicit ModuleLoader(Device &D, LoaderOptions Opts = {});
@@ -125,8 +137,8 @@ public:
 
   /// An image in memory, copied as needed: fatbin containers (a .fatbin file's bytes), a host
   /// ELF or cubin that holds them, or PTX text; \p Name names it in messages. Its PTX is
-  /// selected by the options' policy now; an image without usable PTX, or with -rdc modules
-  /// that need linking, is an error.
+  /// selected by the options' policy now; an image without usable PTX is an error. The per-TU
+  /// PTX modules of relocatable device code (-rdc) are linked into one (ir::linkModules).
   llvm::Expected<std::unique_ptr<LazyModule>> open(llvm::ArrayRef<uint8_t> Image,
                                                    llvm::StringRef Name);
   /// The __fatBinC_Wrapper_t a program passes to __cudaRegisterFatBinary.
