@@ -309,6 +309,7 @@ __device__ inline float fmaxf(float A, float B) { return __builtin_fmaxf(A, B); 
 __device__ inline float fabsf(float A) { return __builtin_fabsf(A); }
 __device__ inline float sqrtf(float A) { return __builtin_sqrtf(A); }
 __device__ inline float fmaf(float A, float B, float C) { return __builtin_fmaf(A, B, C); }
+__device__ inline float __fmaf_rn(float A, float B, float C) { return __builtin_fmaf(A, B, C); }
 __device__ inline float floorf(float A) { return __builtin_floorf(A); }
 __device__ inline float ceilf(float A) { return __builtin_ceilf(A); }
 __device__ inline float truncf(float A) { return __builtin_truncf(A); }
@@ -393,7 +394,16 @@ __device__ inline void operator delete(void *, void *) noexcept {}
 extern "C" __device__ int printf(const char *, ...);
 
 // ---- host side: declarations only, enough for the programs to parse ----
-enum cudaError_t { cudaSuccess = 0, cudaErrorUnknown = 999 };
+enum cudaError_t { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorUnknown = 999 };
+enum cudaDeviceAttr {
+  cudaDevAttrMaxSharedMemoryPerBlock = 8,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97
+};
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+struct cudaFuncAttributes {
+  size_t sharedSizeBytes;
+  int maxDynamicSharedSizeBytes;
+};
 enum cudaMemcpyKind {
   cudaMemcpyHostToHost = 0,
   cudaMemcpyHostToDevice = 1,
@@ -435,6 +445,9 @@ cudaError_t cudaPeekAtLastError();
 cudaError_t cudaDeviceSynchronize();
 const char *cudaGetErrorString(cudaError_t E);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *P, int Dev);
+cudaError_t cudaDeviceGetAttribute(int *V, cudaDeviceAttr A, int Dev);
+template <typename F> cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *A, F *Func);
+template <typename F> cudaError_t cudaFuncSetAttribute(F *Func, cudaFuncAttribute A, int V);
 cudaError_t cudaStreamCreate(cudaStream_t *S);
 cudaError_t cudaStreamDestroy(cudaStream_t S);
 cudaError_t cudaStreamSynchronize(cudaStream_t S);
