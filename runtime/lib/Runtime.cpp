@@ -243,6 +243,18 @@ cudaError_t launchKernel(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, si
   if (cudaError_t E = resolveKernel(*C, *K, DK))
     return E;
   uint64_t StaticLds = DK->metadata().GroupSegmentFixedSize;
+  int MaxDynamic;
+  {
+    std::lock_guard<std::mutex> Lock(K->Mutex);
+    MaxDynamic = K->MaxDynamicSharedBytes;
+  }
+  // cudaFuncAttributeMaxDynamicSharedMemorySize, when the program set it, bounds every launch.
+  if (MaxDynamic >= 0 && SharedBytes > uint64_t(MaxDynamic))
+    return fail(cudaErrorInvalidValue,
+                formatv("kernel '{0}': {1} bytes of dynamic shared memory; its "
+                        "MaxDynamicSharedMemorySize attribute allows {2}",
+                        K->Name, SharedBytes, MaxDynamic)
+                    .str());
   if (StaticLds + SharedBytes > P.sharedMemPerBlock)
     return fail(cudaErrorInvalidValue,
                 formatv("kernel '{0}': {1} bytes of dynamic shared memory after {2} static ones "

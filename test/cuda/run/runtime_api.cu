@@ -154,6 +154,9 @@ int main() {
   int blocks = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, uses_shared, 256, 1024));
   EXPECT(blocks >= 1);
+  // A launch past the function's limit is refused, not run.
+  uses_shared<<<1, 256, 4097>>>(d);
+  EXPECT(cudaGetLastError() == cudaErrorInvalidValue);
   uses_shared<<<1, 256, 256 * sizeof(int)>>>(d);
   CK(cudaGetLastError());
   CK(cudaMemcpy(h, d, 256 * sizeof(int), cudaMemcpyDeviceToHost));
