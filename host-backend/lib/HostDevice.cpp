@@ -358,7 +358,6 @@ Device::load(lowering::LoweredModule L, const amdgpu::Target &T, const LoadOptio
     K->Unavailable = RK.Unavailable;
     K->Fibers = RK.NeedsFibers;
     K->Meta = std::move(RK.Meta);
-    K->Meta.GroupSegmentFixedSize = P->StaticLdsBytes;
     K->EntrySymbol = RK.Entry;
     K->LoopSymbol = RK.Loop;
   }
@@ -473,7 +472,12 @@ Expected<amdgpu::DeviceOutput> Device::launch(LoadedModule &LM, StringRef Kernel
   L.Kernarg = Kernarg.get();
   L.ImplicitArgs = Kernarg.get() + alignTo(K->Meta.explicitKernargSize(), 8);
   L.Packet = &*Packet;
-  L.LdsBytes = Packet->GroupSegmentSize;
+  // The kernel asks for its own static LDS and the dynamic LDS (the packet's figure, which the
+  // limit applies to); its arena holds the module's static layout and the dynamic LDS after it.
+  if (Packet->GroupSegmentSize > MaxLdsBytes)
+    return makeError("kernel '" + Kernel + "': " + Twine(Packet->GroupSegmentSize) +
+                     " bytes of shared memory, more than " + Twine(MaxLdsBytes));
+  L.LdsBytes = P.StaticLdsBytes + G.DynamicLdsBytes;
   L.DispatchId = ++DispatchIds;
   L.WatchdogMs = C.WatchdogMs ? C.WatchdogMs : defaultWatchdogMs();
 

@@ -74,6 +74,7 @@ private:
   Value *toNarrowFlat(IRBuilder<> &B, Value *P);
   void layoutKernels();
   Error replaceLds();
+  void reportKernelLds(ArrayRef<std::pair<GlobalVariable *, uint64_t>> Placed);
   void lowerIntrinsics();
   bool lowerAmdgcn(CallInst *CI, IRBuilder<> &B);
   void lowerAddressSpaces();
@@ -176,9 +177,56 @@ void Retargeter::layoutKernels() {
   }
 }
 
+/// Each kernel's static LDS as AMDGPU reports it: the variables that the kernel and the
+/// functions it reaches use, laid out alone. The arena itself keeps the module's layout.
+void Retargeter::reportKernelLds(ArrayRef<std::pair<GlobalVariable *, uint64_t>> Placed) {
+  const DataLayout &DL = M.getDataLayout();
+  DenseMap<const Function *, SmallVector<GlobalVariable *, 4>> UsedBy;
+  for (auto &[G, _] : Placed) {
+    if (G->isDeclaration())
+      continue;
+    SmallPtrSet<const Function *, 8> Seen;
+    for (User *U : G->users())
+      if (auto *I = dyn_cast<Instruction>(U))
+        if (Seen.insert(I->getFunction()).second)
+          UsedBy[I->getFunction()].push_back(G);
+  }
+  for (RetargetedKernel &K : Out.Kernels) {
+    Function *Kernel = M.getFunction(K.Meta.Name);
+    SmallPtrSet<const Function *, 16> Reached;
+    SmallVector<const Function *, 16> Work{Kernel};
+    bool Indirect = false;
+    while (!Work.empty()) {
+      const Function *F = Work.pop_back_val();
+      if (!F || !Reached.insert(F).second)
+        continue;
+      for (const BasicBlock &BB : *F)
+        for (const Instruction &I : BB)
+          if (auto *Call = dyn_cast<CallBase>(&I)) {
+            if (const Function *Callee = Call->getCalledFunction())
+              Work.push_back(Callee);
+            else if (!Call->isInlineAsm())
+              Indirect = true;
+          }
+    }
+    SmallPtrSet<const GlobalVariable *, 16> Used;
+    for (auto &[F, Gs] : UsedBy)
+      if (Indirect || Reached.count(F))
+        Used.insert(Gs.begin(), Gs.end());
+    uint64_t Bytes = 0;
+    for (auto &[G, _] : Placed)
+      if (Used.count(G)) {
+        Bytes = alignTo(Bytes, G->getAlign() ? G->getAlign()->value()
+                                             : DL.getPrefTypeAlign(G->getValueType()).value());
+        Bytes += DL.getTypeAllocSize(G->getValueType());
+      }
+    K.Meta.GroupSegmentFixedSize = Bytes;
+  }
+}
+
 /// Static LDS variables at fixed offsets of one arena layout for the whole module (the sum of
-/// all of them: simpler than AMDGPU's per-kernel layout, and only the static size reported by
-/// groupstaticsize depends on it); dynamic LDS (`.extern .shared`) right after.
+/// all of them: simpler than AMDGPU's per-kernel layout; the arena of a launch holds them all,
+/// and dynamic LDS (`.extern .shared`, at groupstaticsize) comes right after).
 Error Retargeter::replaceLds() {
   const DataLayout &DL = M.getDataLayout();
   std::vector<std::pair<GlobalVariable *, uint64_t>> Placed;
@@ -213,6 +261,7 @@ Error Retargeter::replaceLds() {
     Globals.push_back(G);
   removeFromUsedLists(M, [&](Constant *CV) { return is_contained(Globals, CV); });
   convertUsersOfConstantsToInstructions(Globals);
+  reportKernelLds(Placed);
   IRBuilder<> B(C);
   for (auto &[G, At] : Placed) {
     for (Use &U : make_early_inc_range(G->uses())) {

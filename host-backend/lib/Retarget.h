@@ -17,7 +17,9 @@ class Module;
 namespace ptx2amd::host {
 
 struct RetargetedKernel {
-  amdgpu::KernelMetadata Meta; ///< explicit arguments as laid out in the module, v5 hidden args
+  /// Explicit arguments as laid out in the module, v5 hidden args; GroupSegmentFixedSize: the
+  /// static LDS of the variables the kernel reaches (AMDGPU's figure, not the arena's layout).
+  amdgpu::KernelMetadata Meta;
   bool NeedsFibers = false;    ///< reaches a barrier or a cross-lane operation
   std::string Entry;           ///< void(kernarg): one work-item
   /// void(kernarg, nx, ny, nz): every work-item of a workgroup (plain kernels only)

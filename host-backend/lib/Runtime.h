@@ -25,7 +25,7 @@ struct KernelLaunch {
   void *Kernarg = nullptr;
   const void *ImplicitArgs = nullptr;
   const amdgpu::DispatchPacket *Packet = nullptr;
-  uint32_t LdsBytes = 0; ///< static + dynamic
+  uint32_t LdsBytes = 0; ///< the arena: the module's static LDS, then the dynamic LDS
   uint64_t DispatchId = 0;
   /// A workgroup that makes no progress for this long is stopped (the launch fails).
   unsigned WatchdogMs = 5000;

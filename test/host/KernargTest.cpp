@@ -92,3 +92,36 @@ TEST_CASE("v5 hidden arguments sit where LLVM's code objects put them", "[kernar
     CHECK(bool(llvm::errorToBool(amdgpu::packKernargs(K, Args, G, {}, Small))));
   }
 }
+
+TEST_CASE("each kernel's static LDS is the code object's figure", "[kernarg]") {
+  // Programs whose kernels use different shared variables of one module, and one with only
+  // dynamic shared memory: the host reports, per kernel, what AMDGPU's code object reports.
+  for (const char *Program : {"dynamic_shared", "transpose", "reduce_shared", "matmul_tiled",
+                              "histogram", "runtime_api"}) {
+    std::string Path = std::string(PTX2AMD_CUDA_PTX_DIR "/") + Program + ".sm90.ptx";
+    auto Text = llvm::MemoryBuffer::getFile(Path);
+    if (!Text)
+      continue; // runtime_api's PTX is not among the test/cuda flavours
+    for (const char *Name : WaveTargets) {
+      INFO(Program << " on " << Name);
+      const amdgpu::Target &T = *amdgpu::findTarget(Name);
+      auto M = ir::readModule(std::make_shared<SourceText>(Path, (*Text)->getBuffer().str()), {});
+      REQUIRE(bool(M));
+      auto L = lowering::lowerModule(**M, {std::string(T.Name), T.WaveSize, T.IsaVersion, 5});
+      REQUIRE(bool(L));
+      auto CO = amdgpu::compileToCodeObject(*L->Module, T, {3, 5});
+      if (!CO)
+        FAIL(llvm::toString(CO.takeError()));
+      host::LoadedModule &Host = module(Path, Name);
+      unsigned Compared = 0;
+      for (const amdgpu::KernelMetadata &K : CO->Kernels) {
+        INFO(K.Name);
+        const amdgpu::KernelMetadata *H = Host.metadata(K.Name);
+        REQUIRE(H);
+        CHECK(H->GroupSegmentFixedSize == K.GroupSegmentFixedSize);
+        ++Compared;
+      }
+      CHECK(Compared > 0);
+    }
+  }
+}

@@ -58,7 +58,7 @@ struct LoadOptions {
 };
 
 /// The version of LoadedModule::compiled()'s format; loadCompiled() refuses every other.
-inline constexpr uint32_t CompiledFormatVersion = 1;
+inline constexpr uint32_t CompiledFormatVersion = 2;
 
 /// A module variable (`.global`/`.const`) of a loaded module.
 struct GlobalInfo {
