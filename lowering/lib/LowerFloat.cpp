@@ -12,6 +12,7 @@
 //    s - r is exact (Sterbenz) and (s - r) + e rounds to a value of the right sign. Double
 //    rounding of div and sqrt through f64 is innocuous (53 >= 2 * 24 + 2).
 //  - f64 add/sub: Fast2Sum gives the exact error e of r itself; mul: e = fma(a, b, -r).
+//  - f64 fma: the ErrFma transform gives the exact error as a sum of floats.
 //  - div and sqrt: the residual a - r * b (a - r * r) computed by one fma has the sign of the
 //    error (times the sign of b).
 //  Tiny f64 operands are first scaled by powers of two so that no error underflows.
@@ -285,8 +286,63 @@ Value *FunctionLowerer::directed(Opcode Op, ArrayRef<Value *> Ops, Round M) {
       R = stepRounded(R, intrinsic(Intrinsic::fma, {F64}, {NegRK, RK, AKK}), M);
       break;
     }
+    case Opcode::Fma: {
+      // ErrFma (Boldo and Muller, "Exact and approximated error of the FMA", 2011): with
+      // r = fma(a, b, c), u1 + u2 = a * b (the fma error of the product), al1 + al2 = c + u2
+      // and be1 + be2 = u1 + al1 (TwoSum), g = ((be1 - r) + be2) + al2 has the sign of
+      // a * b + c - r. It needs an exact product error (a * b above 2^-970) and nothing above
+      // 2^1022, so the operands are scaled by powers of two Ka (a), Kb (b), Ka * Kb (c) and the
+      // error is taken against the scaled r: (rs - r * Ka * Kb) is exact (a subnormal r is a
+      // coarser rounding of the same value as rs) and a multiple of rs's ulp, which outweighs g.
+      //  - |a * b| < 2^-900: both factors are below 2^174; scale each by 2^600. If |c| >= 2^-300
+      //    the product only breaks ties: r = c and the scaled product gives the sign.
+      //  - |a * b| > 2^1020 (or inf): both factors are above 2^-4; scale each by 2^-600. A c
+      //    below 2^200 then only breaks ties (a * b - r is a multiple of 2^914): it becomes
+      //    +-2^200, which scales exactly.
+      //  - |c| > 2^1020 otherwise: scale c and the larger factor (above 2^-450) by 2^-8.
+      // An overflowed r is inf: r * Ka * Kb stays inf and the error has the sign toward the
+      // finite range.
+      auto Const = [&](double V) { return ConstantFP::get(F64, V); };
+      auto Select = [&](Value *If, double Then, Value *Else) {
+        return B.CreateSelect(If, Const(Then), Else);
+      };
+      Value *A = X[0], *C = X[1], *D = X[2]; // a, b, c
+      Value *R1 = intrinsic(Intrinsic::fma, {F64}, {A, C, D});
+      Value *AbsP = Abs(B.CreateFMul(A, C)), *AbsD = Abs(D);
+      Value *Tiny = B.CreateFCmpOLT(AbsP, Const(0x1p-900));
+      Value *Huge = B.CreateFCmpOGT(AbsP, Const(0x1p1020));
+      Value *BigC = B.CreateFCmpOGT(AbsD, Const(0x1p1020));
+      Value *AbsA = Abs(A);
+      Value *AOver = B.CreateFCmpOGE(AbsA, Abs(C));
+      Value *One = Const(1.0);
+      Value *Eight = Select(BigC, 0x1p-8, One);
+      Value *KA = Select(Tiny, 0x1p600, Select(Huge, 0x1p-600, B.CreateSelect(AOver, Eight, One)));
+      Value *KC = Select(Tiny, 0x1p600, Select(Huge, 0x1p-600, B.CreateSelect(AOver, One, Eight)));
+      Value *SmallD = B.CreateFCmpOLT(AbsD, Const(0x1p200));
+      Value *NonZeroD = B.CreateFCmpONE(D, Const(0.0));
+      Value *Sticky = B.CreateAnd(Huge, B.CreateAnd(SmallD, NonZeroD));
+      Value *DS =
+          B.CreateSelect(Sticky, intrinsic(Intrinsic::copysign, {F64}, {Const(0x1p200), D}), D);
+      Value *AS = B.CreateFMul(A, KA);
+      Value *CS = B.CreateFMul(C, KC);
+      Value *DSS = B.CreateFMul(B.CreateFMul(DS, KA), KC);
+      Value *RS = intrinsic(Intrinsic::fma, {F64}, {AS, CS, DSS});
+      Value *U1 = B.CreateFMul(AS, CS);
+      Value *U2 = intrinsic(Intrinsic::fma, {F64}, {AS, CS, B.CreateFNeg(U1)});
+      auto [Al1, Al2] = twoSum(DSS, U2);
+      auto [Be1, Be2] = twoSum(U1, Al1);
+      Value *G = B.CreateFAdd(B.CreateFAdd(B.CreateFSub(Be1, RS), Be2), Al2);
+      Value *Scaled = B.CreateFMul(B.CreateFMul(R1, KA), KC);
+      Value *Err = B.CreateFAdd(B.CreateFSub(RS, Scaled), G);
+      // The tiny product beside a larger c (an infinite c keeps the NaN error: r is exact).
+      Value *LargeD = B.CreateFCmpOGE(AbsD, Const(0x1p-300));
+      Value *FiniteD = B.CreateFCmpOLE(AbsD, Const(0x1.fffffffffffffp1023));
+      Value *CRanged = B.CreateAnd(LargeD, FiniteD);
+      R = stepRounded(R1, B.CreateSelect(B.CreateAnd(Tiny, CRanged), U1, Err), M);
+      break;
+    }
     default:
-      unsupported(); // fma.rz/rm/rp.f64: no exact error of an f64 fma here
+      unsupported();
     }
   } else {
     unsupported(); // PTX rounds f16 and bf16 arithmetic to nearest only

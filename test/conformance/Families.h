@@ -10,6 +10,8 @@ namespace conformance {
 
 std::vector<Family> integerFamilies();
 std::vector<Family> floatFamilies();
+/// The SIMD video instructions (VideoFamilies.cpp), one of the integer families.
+Family simdVideo();
 /// Whole-kernel families (KernelHarness.h).
 std::vector<KernelFamily> warpFamilies();
 std::vector<KernelFamily> memoryFamilies();

@@ -351,6 +351,40 @@ Case f32Arith(const std::string &Name, Op O, Rnd R, bool Ftz, bool Sat) {
   });
 }
 
+/// An f64 fma operand: the float specials and the powers of two where products and sums leave
+/// the normal range (underflow of a product's low part near 2^-970, subnormal results,
+/// overflow), with neighbours.
+Operand f64FmaOp(const char *Name) {
+  Operand O = fop(Name, F64);
+  for (int K : {-1074, -1060, -1022, -1000, -970, -969, -900, -600, -538, -537, -512,
+                -511,  -300,  200,   300,   511,  512,  600,  970,  1000, 1020, 1023})
+    for (LD M : {1.0L, 1.5L})
+      for (uint64_t Sign : {uint64_t(0), F64.sign()}) {
+        const uint64_t V = encode(std::ldexp(M, K), F64) | Sign;
+        O.Extra.insert(O.Extra.end(), {V, V + 1, V - 1});
+      }
+  return O;
+}
+
+/// fma.rnd.f64 d, a, b, t with t computed from a, b, c so that a * b + t cancels: t = c - a * b
+/// (d is the product's rounding error plus c) or t = c - fma.rn(a, b, c) (d is about that fma's
+/// rounding error). They reach the exact zeros, subnormal results and tie-breaking offsets that
+/// independent operands rarely do.
+Case f64FmaCancelling(Rnd R, bool OfFma) {
+  const std::string Pre = OfFma ? "fma.rn.f64 %t, %a, %b, %c;" : "mul.rn.f64 %t, %a, %b;";
+  Case C = fcase(Pre + " sub.rn.f64 %t, %c, %t; fma" + rn(R) + ".f64 %d, %a, %b, %t;",
+                 {f64FmaOp("a"), f64FmaOp("b"), f64FmaOp("c")}, fop("d", F64), F64, NaNs::Payload,
+                 [=](const uint64_t *I) -> Opt {
+                   const double A = f64(I[0]), B = f64(I[1]), Cv = f64(I[2]);
+                   const double P = OfFma ? ieee<double>(Op::Fma, Rnd::RN, A, B, Cv)
+                                          : ieee<double>(Op::Mul, Rnd::RN, A, B);
+                   const double T = ieee<double>(Op::Sub, Rnd::RN, Cv, P);
+                   return bitsOf(ieee<double>(Op::Fma, R, A, B, T));
+                 });
+  C.Decls = ".reg .f64 %t;";
+  return C;
+}
+
 Family floatArith() {
   Family F{"float-arith", {}};
   auto &C = F.Cases;
@@ -368,7 +402,7 @@ Family floatArith() {
       std::vector<Operand> In;
       for (const char *Nm : {"a", "b", "c"})
         if (In.size() < N)
-          In.push_back(fop(Nm, F64));
+          In.push_back(O == Op::Fma ? f64FmaOp(Nm) : fop(Nm, F64));
       for (const std::string &Name : O == Op::Fma ? std::vector<std::string>{"fma", "mad"}
                                                   : std::vector<std::string>{opName(O)})
         C.push_back(fcase(Name + rn(R) + ".f64" + operands(N), In, fop("d", F64), F64,
@@ -379,6 +413,9 @@ Family floatArith() {
   }
   for (Op O : {Op::Add, Op::Sub, Op::Mul, Op::Fma})
     C.push_back(f32Arith(opName(O), O, Rnd::RN, true, true));
+  for (Rnd R : Modes)
+    for (bool OfFma : {false, true})
+      C.push_back(f64FmaCancelling(R, OfFma));
   return F;
 }
 

@@ -412,6 +412,33 @@ Family bitOps() {
                          return Left ? uint64_t((V << N) >> 32) : uint64_t(V >> N);
                        }));
     }
+  // lop3.BoolOp: p = (d != 0) BoolOp q beside d (or the sink _ in d's place), for a sample of
+  // tables including the constant ones.
+  for (unsigned Lut : {0x00u, 0xffu, 0x80u, 0xfeu, 0x3fu, 0x96u, 0x1au, 0xe8u})
+    for (const char *Bool : {"and", "or"})
+      for (bool Sink : {false, true}) {
+        Case L;
+        L.Body = std::string("lop3.") + Bool + ".b32 " + (Sink ? "_" : "%d") + "|%p, %a, %b, %c, " +
+                 std::to_string(Lut) + ", %q;";
+        L.Inputs = {b32("a"), b32("b"), b32("c"), pred("q")};
+        L.Outputs = {pred("p")};
+        if (!Sink)
+          L.Outputs.push_back(b32("d"));
+        const bool And = Bool[0] == 'a';
+        L.Ref = [=](const uint64_t *I, uint64_t *O) {
+          uint64_t D = 0;
+          for (unsigned K = 0; K < 32; ++K) {
+            unsigned Idx = ((I[0] >> K) & 1) << 2 | ((I[1] >> K) & 1) << 1 | ((I[2] >> K) & 1);
+            D |= uint64_t((Lut >> Idx) & 1) << K;
+          }
+          const bool Q = I[3] & 1;
+          O[0] = And ? (D != 0 && Q) : (D != 0 || Q);
+          if (!Sink)
+            O[1] = D;
+          return true;
+        };
+        C.push_back(std::move(L));
+      }
   // lop3: every lookup table; bit (a<<2 | b<<1 | c) of the table gives each result bit.
   for (unsigned Lut = 0; Lut < 256; ++Lut)
     C.push_back(make("lop3.b32 %d, %a, %b, %c, " + std::to_string(Lut) + ";",
@@ -719,6 +746,9 @@ Family dotProducts() {
 
 // --- scalar video instructions ---------------------------------------------------------------
 
+/// Whether \p V fits the scalar video instructions' signed 34-bit intermediate result.
+bool fitsS34(I128 V) { return V >= -(I128(1) << 33) && V < (I128(1) << 33); }
+
 /// The selected byte (.b0-.b3), half (.h0, .h1) or whole word of \p V, extended by its type.
 I128 part(uint64_t V, const std::string &Sel, bool Signed) {
   if (Sel.empty())
@@ -776,6 +806,82 @@ Family video() {
           }));
         }
       }
+  // vshl/vshr: the count is b's selected part, unsigned; .clamp stops it at 32, .wrap keeps its
+  // low five bits. The ISA's intermediate result is a signed 34-bit value: a left shift beyond
+  // it has no defined saturation (wrapping it to 34 bits would clamp 2 << 32 to 0), so with
+  // .sat those inputs only have to run; without .sat only the low 32 bits count.
+  struct Shift {
+    std::string Mode, Op2, ASel, BSel;
+  };
+  const Shift Shifts[] = {{"clamp", "", "", ""},    {"wrap", "", "", ""},
+                          {"clamp", "add", "", ""}, {"wrap", "min", "", ""},
+                          {"clamp", "max", "", ""}, {"clamp", "", "h1", "b0"},
+                          {"wrap", "", "b2", "h1"}};
+  for (const char *Vop : {"vshl", "vshr"})
+    for (const Shift &V : Shifts)
+      for (unsigned Types = 0; Types < 4; ++Types) {
+        const bool DS = Types & 2, AS = Types & 1;
+        for (bool Sat : {false, true}) {
+          auto Ty = [](bool S) { return S ? ".s32" : ".u32"; };
+          std::string Body = std::string(Vop) + Ty(DS) + Ty(AS) + ".u32" + (Sat ? ".sat" : "") +
+                             "." + V.Mode + (V.Op2.empty() ? "" : "." + V.Op2) + " %d, %a" +
+                             (V.ASel.empty() ? "" : "." + V.ASel) + ", %b" +
+                             (V.BSel.empty() ? "" : "." + V.BSel) + (V.Op2.empty() ? ";" : ", %c;");
+          std::vector<Operand> In = {b32("a"), count("b", 32, 32)};
+          if (!V.Op2.empty())
+            In.push_back(b32("c"));
+          const bool Left = std::string(Vop) == "vshl";
+          F.Cases.push_back(make(Body, In, b32("d"), [=](const uint64_t *I) -> Opt {
+            const I128 A = part(I[0], V.ASel, AS);
+            I128 N = part(I[1], V.BSel, false);
+            N = V.Mode == "clamp" ? std::min<I128>(N, 32) : N & 31;
+            const I128 T = Left ? A << int(N) : A >> int(N);
+            if (Sat && !fitsS34(T))
+              return std::nullopt;
+            const I128 R = Sat ? clamp(T, DS ? S32 : U32) : val(uint64_t(T), DS ? S32 : U32);
+            if (V.Op2.empty())
+              return uint64_t(R);
+            const I128 C = val(I[2], DS ? S32 : U32);
+            return uint64_t(V.Op2 == "add"   ? R + C
+                            : V.Op2 == "min" ? std::min(R, C)
+                                             : std::max(R, C));
+          }));
+        }
+      }
+  // Data merge (d.dsel): the result, clamped to the byte or half for .sat, replaces that part of
+  // c.
+  for (const char *Vop : {"vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr"})
+    for (const char *DSel : {"b0", "b1", "b2", "b3", "h0", "h1"})
+      for (unsigned Types = 0; Types < 8; Types += 7)
+        for (bool Sat : {false, true}) {
+          const bool DS = Types & 4, AS = Types & 2, BS = Types & 1;
+          const std::string Name = Vop;
+          const bool IsShift = Name == "vshl" || Name == "vshr";
+          auto Ty = [](bool S) { return S ? ".s32" : ".u32"; };
+          const std::string Body = Name + Ty(DS) + Ty(AS) + (IsShift ? ".u32" : Ty(BS)) +
+                                   (Sat ? ".sat" : "") + (IsShift ? ".wrap" : "") + " %d." + DSel +
+                                   ", %a.b1, %b.h0, %c;";
+          const std::string D = DSel;
+          F.Cases.push_back(
+              make(Body, {b32("a"), b32("b"), b32("c")}, b32("d"), [=](const uint64_t *I) -> Opt {
+                const I128 A = part(I[0], "b1", AS), B = part(I[1], "h0", IsShift ? false : BS);
+                I128 T = Name == "vadd"       ? A + B
+                         : Name == "vsub"     ? A - B
+                         : Name == "vabsdiff" ? (A > B ? A - B : B - A)
+                         : Name == "vmin"     ? std::min(A, B)
+                         : Name == "vmax"     ? std::max(A, B)
+                         : Name == "vshl"     ? A << int(B & 31)
+                                              : A >> int(B & 31);
+                if (Sat && !fitsS34(T))
+                  return std::nullopt;
+                const bool Byte = D[0] == 'b';
+                const unsigned Bits = Byte ? 8 : 16, Shift = (D[1] - '0') * Bits;
+                if (Sat)
+                  T = clamp(T, IntType{"", Bits, DS});
+                const uint64_t Field = mask(Bits) << Shift;
+                return ((uint64_t(T) << Shift) & Field) | (I[2] & ~Field & mask(32));
+              }));
+        }
   return F;
 }
 
@@ -797,8 +903,8 @@ Case make(std::string Body, std::vector<Operand> In, Operand Out,
 }
 
 std::vector<Family> integerFamilies() {
-  return {arithmetic(), minMax(),        shifts(),     bitOps(),      logic(),
-          extended(),   compareSelect(), integerCvt(), dotProducts(), video()};
+  return {arithmetic(),    minMax(),     shifts(),      bitOps(), logic(),    extended(),
+          compareSelect(), integerCvt(), dotProducts(), video(),  simdVideo()};
 }
 
 } // namespace conformance

@@ -7,15 +7,7 @@
 namespace conformance {
 
 const std::vector<KnownFailure> &knownFailures() {
-  static const std::vector<KnownFailure> List = {
-      // fma/mad.{rz,rm,rp}.f64: not supported yet (translation fails, the kernel is unavailable).
-      {"float-arith", "fma.rz.f64 %d, %a, %b, %c", ""},
-      {"float-arith", "mad.rz.f64 %d, %a, %b, %c", ""},
-      {"float-arith", "fma.rm.f64 %d, %a, %b, %c", ""},
-      {"float-arith", "mad.rm.f64 %d, %a, %b, %c", ""},
-      {"float-arith", "fma.rp.f64 %d, %a, %b, %c", ""},
-      {"float-arith", "mad.rp.f64 %d, %a, %b, %c", ""},
-  };
+  static const std::vector<KnownFailure> List = {};
   return List;
 }
 

@@ -13,6 +13,14 @@ using namespace conformance;
 
 namespace {
 
+/// One line of the table: a family on a target, or the total.
+void print(const FamilyResult &R, double Secs) {
+  std::printf("%-17s %-8s cases %4u, inputs %9llu, exhaustive %3u, sampled %4u, passed %4u, "
+              "failed %u, known failures %u (%.1f s)\n",
+              R.Family.c_str(), R.Target.c_str(), R.Cases, (unsigned long long)R.Inputs,
+              R.Exhaustive, R.Sampled, R.Passed, R.Failed, R.ExpectedFailures, Secs);
+}
+
 int usage() {
   std::fprintf(stderr, "usage: conformance [--full] [--family NAME]... [--target NAME]... "
                        "[--random N] [--seed N] [--verbose] [--list]\n");
@@ -72,6 +80,8 @@ int main(int argc, char **argv) {
     }
 
   unsigned Failed = 0;
+  FamilyResult Total;
+  double TotalSecs = 0;
   auto Run = [&](const auto &F, auto Runner) {
     if (!Families.empty() && std::find(Families.begin(), Families.end(), F.Name) == Families.end())
       return;
@@ -79,15 +89,20 @@ int main(int argc, char **argv) {
       auto Start = std::chrono::steady_clock::now();
       FamilyResult R = Runner(F, T, O, knownFailures());
       double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
-      std::printf("%-14s %-8s cases %4u, inputs %9llu, exhaustive %3u, sampled %4u, passed %4u, "
-                  "failed %u, known failures %u (%.1f s)\n",
-                  R.Family.c_str(), T.c_str(), R.Cases, (unsigned long long)R.Inputs, R.Exhaustive,
-                  R.Sampled, R.Passed, R.Failed, R.ExpectedFailures, Secs);
+      print(R, Secs);
       for (const std::string &Line : R.Report)
         if (Verbose || Line.find("(known failure)") == std::string::npos)
           std::printf("  %s\n", Line.c_str());
       std::fflush(stdout);
       Failed += R.Failed;
+      Total.Failed += R.Failed;
+      Total.Cases += R.Cases;
+      Total.Inputs += R.Inputs;
+      Total.Exhaustive += R.Exhaustive;
+      Total.Sampled += R.Sampled;
+      Total.Passed += R.Passed;
+      Total.ExpectedFailures += R.ExpectedFailures;
+      TotalSecs += Secs;
     }
   };
   for (const Family &F : All)
@@ -95,5 +110,7 @@ int main(int argc, char **argv) {
   // Kernel families report work-items launched as their inputs.
   for (const KernelFamily &F : Kernels)
     Run(F, runKernelFamily);
+  Total.Family = "total";
+  print(Total, TotalSecs);
   return Failed ? 1 : 0;
 }
