@@ -81,6 +81,7 @@ public:
   void binary(const ir::Instruction &I);
   /// Scalar video instructions (LowerVideo.cpp) and their widened, selected sources.
   void video(const ir::Instruction &I);
+  void videoMad(const ir::Instruction &I);
   Value *videoSource(const Operand &O, bool Signed);
   void floatBinary(const ir::Instruction &I);
   void floatMad(const ir::Instruction &I);

@@ -523,7 +523,10 @@ void FunctionLowerer::lower(const ir::Instruction &I) {
   case Opcode::Vmax:
   case Opcode::Vshl:
   case Opcode::Vshr:
+  case Opcode::Vset:
     return video(I);
+  case Opcode::Vmad:
+    return videoMad(I);
   case Opcode::Vadd2:
   case Opcode::Vsub2:
   case Opcode::Vavrg2:

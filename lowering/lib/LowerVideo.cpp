@@ -1,6 +1,7 @@
-// Scalar video instructions (vadd, vsub, vabsdiff, vmin, vmax, vshl, vshr): a byte, half or word
-// of each source, widened by its type, one operation in 64 bits, then saturation, a secondary
-// operation or a merge into c, as the PTX ISA's pseudocode defines them; and the SIMD ones
+// Scalar video instructions (vadd, vsub, vabsdiff, vmin, vmax, vshl, vshr, vset): a byte, half
+// or word of each source, widened by its type, one operation in 64 bits, then saturation, a
+// secondary operation or a merge into c, as the PTX ISA's pseudocode defines them; vmad, a
+// multiply-add in 128 bits with operand negation, plus-one and scaling; and the SIMD ones
 // (vadd2 ... vmax4, vset2, vset4) on the halves or bytes of a word.
 #include "FunctionLowerer.h"
 
@@ -46,13 +47,30 @@ Value *FunctionLowerer::videoSource(const Operand &O, bool Signed) {
 }
 
 void FunctionLowerer::video(const ir::Instruction &I) {
-  if (I.Types.size() != 3 || I.Operands.size() < 3)
+  // vop.dtype.atype.btype, or vset.atype.btype.cmp whose result is a u32 0 or 1.
+  bool Set = I.Op == Opcode::Vset;
+  if (I.Types.size() != (Set ? 2u : 3u) || I.Operands.size() < 3)
     unsupported();
-  bool DSigned = isSigned(I.Types[0]);
-  Value *A = videoSource(I.Operands[1], isSigned(I.Types[1]));
-  Value *Bv = videoSource(I.Operands[2], isSigned(I.Types[2]));
+  ir::Type AT = I.Types[Set ? 0 : 1], BT = I.Types[Set ? 1 : 2];
+  bool DSigned = !Set && isSigned(I.Types[0]);
+  if (Set && I.has(Mod::Sat))
+    fail("vset has no '.sat'");
+  Value *A = videoSource(I.Operands[1], isSigned(AT));
+  Value *Bv = videoSource(I.Operands[2], isSigned(BT));
   Value *T;
   switch (I.Op) {
+  case Opcode::Vset: {
+    // Both sources are widened exactly: one signed comparison serves every type.
+    static constexpr std::pair<Mod, CmpInst::Predicate> Cmps[] = {
+        {Mod::Eq, CmpInst::ICMP_EQ},  {Mod::Ne, CmpInst::ICMP_NE},  {Mod::Lt, CmpInst::ICMP_SLT},
+        {Mod::Le, CmpInst::ICMP_SLE}, {Mod::Gt, CmpInst::ICMP_SGT}, {Mod::Ge, CmpInst::ICMP_SGE}};
+    const auto *It = std::find_if(std::begin(Cmps), std::end(Cmps),
+                                  [&](const auto &X) { return I.has(X.first); });
+    if (It == std::end(Cmps))
+      fail("vset needs a comparison (.eq, .ne, .lt, .le, .gt, .ge)");
+    T = B.CreateZExt(B.CreateICmp(It->second, A, Bv), B.getInt64Ty());
+    break;
+  }
   case Opcode::Vadd:
     T = B.CreateAdd(A, Bv);
     break;
@@ -120,6 +138,65 @@ void FunctionLowerer::video(const ir::Instruction &I) {
       fail("a video instruction with a c operand needs .add, .min, .max or a merge selector");
   }
   def(D, R);
+}
+
+/// vmad.dtype.atype.btype{.po}{.sat}{.shr7,.shr15} d, {-}a{.sel}, {-}b{.sel}, {-}c, as the PTX
+/// ISA's pseudocode defines it: the product of the widened sources in 128 bits, complemented
+/// when exactly one of a and b is negated (else c when it is), plus c and the low bit that
+/// completes the negation (or .po's one), shifted right by the scale; .sat clamps to the s32
+/// range when any source is signed or negated, else to the u32 range.
+void FunctionLowerer::videoMad(const ir::Instruction &I) {
+  if (I.Types.size() != 3 || I.Operands.size() != 4)
+    unsupported();
+  auto Extra = [&](const char *Spelling) {
+    return std::any_of(I.Mods.begin(), I.Mods.end(), [&](const ir::Modifier &M) {
+      return M.Id == Mod::Extra && ir::modifierSpelling(M) == Spelling;
+    });
+  };
+  bool PlusOne = Extra("po"), Shr7 = Extra("shr7"), Shr15 = Extra("shr15");
+  if (Shr7 && Shr15)
+    fail("vmad takes one scale (.shr7 or .shr15)");
+  const Operand &OA = I.Operands[1], &OB = I.Operands[2], &OC = I.Operands[3];
+  if (PlusOne && (OA.Negated || OB.Negated || OC.Negated))
+    fail("vmad.po takes no negated operand");
+  if (I.Operands[0].Select)
+    fail("vmad's destination takes no selector");
+  if (OA.Negated != OB.Negated && OC.Negated)
+    fail("vmad negates either the product or c, not both");
+  bool SignedFinal =
+      isSigned(I.Types[1]) || isSigned(I.Types[2]) || (OA.Negated != OB.Negated) || OC.Negated;
+  Type *I128 = B.getInt128Ty();
+  Operand A = OA, Bo = OB, Co = OC;
+  A.Negated = Bo.Negated = Co.Negated = false;
+  Value *TA = B.CreateSExt(videoSource(A, isSigned(I.Types[1])), I128);
+  Value *TB = B.CreateSExt(videoSource(Bo, isSigned(I.Types[2])), I128);
+  Value *Product = B.CreateMul(TA, TB);
+  Value *C = get(Co, ir::Type::B32);
+  uint64_t Lsb = 0;
+  if (PlusOne) {
+    Lsb = 1;
+  } else if (OA.Negated != OB.Negated) {
+    Product = B.CreateNot(Product);
+    Lsb = 1;
+  } else if (OC.Negated) {
+    C = B.CreateNot(C);
+    Lsb = 1;
+  }
+  Value *C128 = SignedFinal ? B.CreateSExt(C, I128) : B.CreateZExt(C, I128);
+  Value *T = B.CreateAdd(B.CreateAdd(Product, C128), ConstantInt::get(I128, Lsb));
+  unsigned Scale = Shr7 ? 7 : Shr15 ? 15 : 0;
+  if (Scale)
+    T = B.CreateLShr(T, Scale);
+  Value *R = B.CreateTrunc(T, B.getInt64Ty());
+  if (I.has(Mod::Sat)) {
+    if (SignedFinal) {
+      R = intrinsic(Intrinsic::smax, {B.getInt64Ty()}, {R, B.getInt64(INT32_MIN)});
+      R = intrinsic(Intrinsic::smin, {B.getInt64Ty()}, {R, B.getInt64(INT32_MAX)});
+    } else {
+      R = intrinsic(Intrinsic::umin, {B.getInt64Ty()}, {R, B.getInt64(UINT32_MAX)});
+    }
+  }
+  def(I.Operands[0], B.CreateTrunc(R, B.getInt32Ty()));
 }
 
 /// The SIMD video instructions (vadd2 ... vmax4, vset2, vset4), as the PTX ISA's pseudocode

@@ -882,6 +882,104 @@ Family video() {
                 return ((uint64_t(T) << Shift) & Field) | (I[2] & ~Field & mask(32));
               }));
         }
+  // vset: the comparison of the selected, extended parts as a u32 0 or 1, then a secondary
+  // operation (unsigned: d is a u32) or a merge into c.
+  struct SetVariant {
+    std::string Op2, DSel, ASel, BSel;
+  };
+  const SetVariant SetVariants[] = {
+      {"", "", "", ""},     {"add", "", "", ""}, {"min", "", "", ""},   {"max", "", "", ""},
+      {"", "", "b2", "h1"}, {"", "b1", "", ""},  {"", "h0", "h1", "b3"}};
+  for (const char *Cmp : {"eq", "ne", "lt", "le", "gt", "ge"})
+    for (const SetVariant &V : SetVariants)
+      for (unsigned Types = 0; Types < 4; ++Types) {
+        const bool AS = Types & 2, BS = Types & 1;
+        auto Ty = [](bool S) { return S ? ".s32" : ".u32"; };
+        const bool C = !V.Op2.empty() || !V.DSel.empty();
+        const std::string Body = std::string("vset") + Ty(AS) + Ty(BS) + "." + Cmp +
+                                 (V.Op2.empty() ? "" : "." + V.Op2) + " %d" +
+                                 (V.DSel.empty() ? "" : "." + V.DSel) + ", %a" +
+                                 (V.ASel.empty() ? "" : "." + V.ASel) + ", %b" +
+                                 (V.BSel.empty() ? "" : "." + V.BSel) + (C ? ", %c;" : ";");
+        std::vector<Operand> In = {b32("a"), b32("b")};
+        if (C)
+          In.push_back(b32("c"));
+        const std::string Op = Cmp;
+        F.Cases.push_back(make(Body, In, b32("d"), [=](const uint64_t *I) -> Opt {
+          const I128 A = part(I[0], V.ASel, AS), B = part(I[1], V.BSel, BS);
+          const uint64_t T = Op == "eq"   ? A == B
+                             : Op == "ne" ? A != B
+                             : Op == "lt" ? A < B
+                             : Op == "le" ? A <= B
+                             : Op == "gt" ? A > B
+                                          : A >= B;
+          if (!V.DSel.empty()) {
+            const bool Byte = V.DSel[0] == 'b';
+            const unsigned Bits = Byte ? 8 : 16, Shift = (V.DSel[1] - '0') * Bits;
+            const uint64_t Field = mask(Bits) << Shift;
+            return (T << Shift) | (I[2] & ~Field & mask(32));
+          }
+          if (V.Op2.empty())
+            return T;
+          const uint64_t Cv = I[2] & mask(32);
+          return V.Op2 == "add"   ? (T + Cv) & mask(32)
+                 : V.Op2 == "min" ? std::min(T, Cv)
+                                  : std::max(T, Cv);
+        }));
+      }
+  // vmad: (a*b) + c in 128 bits from the selected, extended parts. Negating exactly one of a and
+  // b negates the product (its complement plus one); negating c adds its complement plus one;
+  // .po adds one; then the scale's shift, and .sat clamps to s32 when the result is signed (a
+  // signed source or a negation) and to u32 otherwise.
+  struct MadVariant {
+    bool NegA, NegB, NegC, PlusOne;
+    std::string ASel, BSel;
+  };
+  const MadVariant MadVariants[] = {
+      {false, false, false, false, "", ""},    {true, false, false, false, "", ""},
+      {false, true, false, false, "", ""},     {true, true, false, false, "", ""},
+      {false, false, true, false, "", ""},     {true, true, true, false, "", ""},
+      {false, false, false, true, "", ""},     {false, false, false, false, "b1", "h0"},
+      {true, false, false, false, "h1", "b3"}, {false, false, true, true, "", ""}};
+  for (const MadVariant &V : MadVariants)
+    for (unsigned Types = 0; Types < 4; ++Types)
+      for (const char *Scale : {"", "shr7", "shr15"})
+        for (bool Sat : {false, true}) {
+          const bool AS = Types & 2, BS = Types & 1;
+          if (V.PlusOne && V.NegC)
+            continue; // .po takes no negation
+          const bool ProductNegated = V.NegA != V.NegB;
+          const bool SignedFinal = AS || BS || ProductNegated || V.NegC;
+          auto Ty = [](bool S) { return S ? ".s32" : ".u32"; };
+          const std::string Sc = Scale;
+          const std::string Body =
+              std::string("vmad") + Ty(SignedFinal) + Ty(AS) + Ty(BS) + (V.PlusOne ? ".po" : "") +
+              (Sat ? ".sat" : "") + (Sc.empty() ? "" : "." + Sc) + " %d, " + (V.NegA ? "-" : "") +
+              "%a" + (V.ASel.empty() ? "" : "." + V.ASel) + ", " + (V.NegB ? "-" : "") + "%b" +
+              (V.BSel.empty() ? "" : "." + V.BSel) + ", " + (V.NegC ? "-" : "") + "%c;";
+          F.Cases.push_back(
+              make(Body, {b32("a"), b32("b"), b32("c")}, b32("d"), [=](const uint64_t *I) -> Opt {
+                I128 T = part(I[0], V.ASel, AS) * part(I[1], V.BSel, BS);
+                uint64_t C = I[2] & mask(32);
+                I128 Lsb = 0;
+                if (V.PlusOne) {
+                  Lsb = 1;
+                } else if (ProductNegated) {
+                  T = ~T;
+                  Lsb = 1;
+                } else if (V.NegC) {
+                  C = ~C & mask(32);
+                  Lsb = 1;
+                }
+                T += val(C, SignedFinal ? S32 : U32) + Lsb;
+                const unsigned Shift = Sc == "shr7" ? 7 : Sc == "shr15" ? 15 : 0;
+                uint64_t R = uint64_t(static_cast<unsigned __int128>(T) >> Shift);
+                if (Sat)
+                  R = SignedFinal ? uint64_t(clamp(I128(int64_t(R)), S32))
+                                  : std::min<uint64_t>(R, mask(32));
+                return R & mask(32);
+              }));
+        }
   return F;
 }
 
