@@ -402,6 +402,19 @@ CUresult cuLaunchKernel(CUfunction Function, unsigned GridX, unsigned GridY, uns
         Packed.push_back(Buffer + A.Offset);
       }
       Params = Packed.data();
+    } else if (!Params) {
+      // Without arguments, only a kernel that takes none can run.
+      Context *C = nullptr;
+      const loader::Kernel *DK = nullptr;
+      if (cudaError_t E = context(C))
+        return E;
+      if (cudaError_t E = resolveKernel(*C, *K, DK))
+        return E;
+      if (DK->metadata().explicitKernargSize())
+        return fail(
+            cudaErrorInvalidValue,
+            formatv("kernel '{0}' takes arguments: kernelParams or extra is needed", K->Name)
+                .str());
     }
     return launchKernel(K, dim3{GridX, GridY, GridZ}, dim3{BlockX, BlockY, BlockZ}, Params,
                         SharedBytes, Stream);

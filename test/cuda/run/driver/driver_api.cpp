@@ -181,6 +181,14 @@ int main() {
   CUfunction gone;
   EXPECT(cuModuleGetFunction(&gone, fromFatbin2, "scale_add") == CUDA_ERROR_INVALID_HANDLE);
 
+  // A kernel with arguments launched without them is refused.
+  {
+    CUfunction scale;
+    CU(cuModuleGetFunction(&scale, fromFatbin, "scale_add"));
+    EXPECT(cuLaunchKernel(scale, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr) ==
+           CUDA_ERROR_INVALID_VALUE);
+  }
+
   // Lookups that fail.
   CUfunction f;
   EXPECT(cuModuleGetFunction(&f, fromFatbin, "no_such_kernel") == CUDA_ERROR_NOT_FOUND);
