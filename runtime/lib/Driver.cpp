@@ -87,6 +87,13 @@ cudaError_t checkOrdinal(CUdevice Device) {
   return cudaSuccess;
 }
 
+/// The context of device \p Device, which must be the one there is.
+cudaError_t deviceContext(CUdevice Device, Context *&C) {
+  if (cudaError_t E = checkOrdinal(Device))
+    return E;
+  return context(C);
+}
+
 /// A handle of a live context: the primary one or a created one.
 cudaError_t checkContext(CUcontext Ctx, DriverContext *&Out) {
   auto *C = reinterpret_cast<DriverContext *>(Ctx);
@@ -279,10 +286,8 @@ CUresult cuDeviceGetName(char *Name, int Length, CUdevice Device) {
   return driverCall([&] {
     if (!Name || Length <= 0)
       return fail(cudaErrorInvalidValue);
-    if (cudaError_t E = checkOrdinal(Device))
-      return E;
     Context *C = nullptr;
-    if (cudaError_t E = context(C))
+    if (cudaError_t E = deviceContext(Device, C))
       return E;
     size_t N = std::min(std::strlen(C->Props.name), size_t(Length - 1));
     std::memcpy(Name, C->Props.name, N);
@@ -296,10 +301,8 @@ CUresult cuDeviceGetUuid_v2(CUuuid *Uuid, CUdevice Device) {
   return driverCall([&] {
     if (!Uuid)
       return fail(cudaErrorInvalidValue);
-    if (cudaError_t E = checkOrdinal(Device))
-      return E;
     Context *C = nullptr;
-    if (cudaError_t E = context(C))
+    if (cudaError_t E = deviceContext(Device, C))
       return E;
     SHA256 H;
     H.update(C->Dev.properties().Name);
@@ -316,10 +319,8 @@ CUresult cuDeviceTotalMem_v2(size_t *Bytes, CUdevice Device) {
   return driverCall([&] {
     if (!Bytes)
       return fail(cudaErrorInvalidValue);
-    if (cudaError_t E = checkOrdinal(Device))
-      return E;
     Context *C = nullptr;
-    if (cudaError_t E = context(C))
+    if (cudaError_t E = deviceContext(Device, C))
       return E;
     *Bytes = C->Props.totalGlobalMem;
     return cudaSuccess;
@@ -330,10 +331,8 @@ CUresult cuDeviceGetAttribute(int *Value, int Attribute, CUdevice Device) {
   return driverCall([&] {
     if (!Value)
       return fail(cudaErrorInvalidValue);
-    if (cudaError_t E = checkOrdinal(Device))
-      return E;
     Context *C = nullptr;
-    if (cudaError_t E = context(C))
+    if (cudaError_t E = deviceContext(Device, C))
       return E;
     if (!deviceAttribute(C->Props, cudaDeviceAttr(Attribute), *Value))
       return fail(cudaErrorInvalidValue, formatv("device attribute {0}", Attribute).str());
@@ -345,10 +344,8 @@ CUresult cuDeviceComputeCapability(int *Major, int *Minor, CUdevice Device) {
   return driverCall([&] {
     if (!Major || !Minor)
       return fail(cudaErrorInvalidValue);
-    if (cudaError_t E = checkOrdinal(Device))
-      return E;
     Context *C = nullptr;
-    if (cudaError_t E = context(C))
+    if (cudaError_t E = deviceContext(Device, C))
       return E;
     *Major = C->Props.major;
     *Minor = C->Props.minor;
