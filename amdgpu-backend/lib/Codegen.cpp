@@ -11,6 +11,8 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/DiagnosticHandler.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
@@ -24,11 +26,13 @@
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
 
 #include <chrono>
 #include <memory>
@@ -351,6 +355,134 @@ void eraseKernels(Module &M, function_ref<bool(const Function &)> Erase) {
   removeUnreferenced(M);
 }
 
+/// How many partitions code generation of \p M runs on (1: no split), from the module and the
+/// options only, so that the code object does not depend on the machine.
+unsigned partitionCount(const Module &M, const CodegenOptions &Opts) {
+  if (Opts.CodegenPartitions == 1)
+    return 1;
+  unsigned Kernels = 0;
+  uint64_t Instructions = 0;
+  for (const Function &F : M) {
+    Kernels += F.getCallingConv() == CallingConv::AMDGPU_KERNEL && !F.isDeclaration();
+    Instructions += F.getInstructionCount();
+  }
+  if (Opts.CodegenPartitions == 0) {
+    if (Kernels < Opts.MinPartitionKernels)
+      return 1;
+    uint64_t BySize = Instructions / std::max(1u, Opts.PartitionInstructions);
+    return unsigned(std::clamp<uint64_t>(BySize, 1, std::min(8u, Kernels)));
+  }
+  return std::max(1u, std::min(Opts.CodegenPartitions, Kernels));
+}
+
+/// Code generation of \p M on \p Parts partitions in parallel, each in its own LLVMContext, or
+/// nothing when one of them failed (the caller then compiles the module whole, which isolates
+/// the failing kernels). Everything a kernel reaches through internal symbols, its functions and
+/// LDS variables included, is in its partition; the module's other functions are made internal
+/// first (nothing outside the code object calls them), variables stay where SplitModule puts
+/// them and are reached through the GOT as in a whole-module compile.
+Expected<std::optional<std::vector<SmallString<0>>>>
+emitPartitioned(const Module &M, const Target &T, const CodegenOptions &Opts, unsigned Parts,
+                std::vector<std::string> &Warnings, unsigned &WithKernels) {
+  std::unique_ptr<Module> Copy = CloneModule(M);
+  for (Function &F : *Copy)
+    if (!F.isDeclaration() && F.getCallingConv() != CallingConv::AMDGPU_KERNEL)
+      F.setLinkage(GlobalValue::InternalLinkage);
+  // LDS variables stay with the kernels that use them (LDS is allocated per kernel); other
+  // variables need not cluster their users: hidden, they are reached PC-relative from any part.
+  for (GlobalVariable &G : Copy->globals()) {
+    if (G.isDeclaration())
+      continue;
+    if (G.getAddressSpace() == 3) {
+      G.setLinkage(GlobalValue::InternalLinkage);
+    } else if (G.hasLocalLinkage()) {
+      if (!G.hasName())
+        G.setName("__ptx2amd_unnamed"); // made unique by the module
+      G.setLinkage(GlobalValue::ExternalLinkage);
+      G.setVisibility(GlobalValue::HiddenVisibility);
+    }
+  }
+  std::vector<SmallString<0>> Bitcode;
+  SplitModule(
+      *Copy, Parts,
+      [&](std::unique_ptr<Module> Part) {
+        WithKernels += llvm::any_of(*Part, [](const Function &F) {
+          return F.getCallingConv() == CallingConv::AMDGPU_KERNEL && !F.isDeclaration();
+        });
+        Bitcode.emplace_back();
+        raw_svector_ostream OS(Bitcode.back());
+        WriteBitcodeToFile(*Part, OS);
+      },
+      /*PreserveLocals=*/true);
+
+  struct Outcome {
+    SmallString<0> Object;
+    std::string Failure; ///< a fatal error or crash: fall back to the whole module
+    std::optional<Error> Err;
+    std::vector<std::string> Warnings;
+  };
+  std::vector<Outcome> Out(Bitcode.size());
+  DefaultThreadPool Pool(hardware_concurrency(unsigned(Bitcode.size())));
+  for (size_t I = 0; I < Bitcode.size(); ++I)
+    Pool.async([&, I] {
+      Outcome &O = Out[I];
+      LLVMContext Ctx;
+      DiagnosticScope Diags(Ctx);
+      auto Part = parseBitcodeFile(MemoryBufferRef(Bitcode[I].str(), "partition"), Ctx);
+      if (!Part) {
+        O.Err = Part.takeError();
+        return;
+      }
+      auto TM = createTargetMachine(T, Opts);
+      if (!TM) {
+        O.Err = TM.takeError();
+        return;
+      }
+      Expected<bool> Ok = emitObjectSafely(**Part, **TM, O.Object, O.Failure);
+      if (!Ok)
+        O.Err = Ok.takeError();
+      else if (*Ok)
+        O.Err = Diags.takeErrors("code generation for " + std::string(T.Name));
+      O.Warnings = Diags.takeWarnings();
+    });
+  Pool.wait();
+  bool Failed = false;
+  for (Outcome &O : Out) {
+    if (O.Err && *O.Err) {
+      Error E = std::move(*O.Err);
+      for (Outcome &Other : Out)
+        if (&Other != &O && Other.Err)
+          consumeError(std::move(*Other.Err));
+      return E;
+    }
+    if (O.Err)
+      consumeError(std::move(*O.Err));
+    Failed |= !O.Failure.empty();
+    Warnings.insert(Warnings.end(), O.Warnings.begin(), O.Warnings.end());
+  }
+  if (Failed)
+    return std::nullopt;
+  std::vector<SmallString<0>> Objects;
+  for (Outcome &O : Out)
+    Objects.push_back(std::move(O.Object));
+  return Objects;
+}
+
+/// The code object's metadata read back into \p CO, and checked against the target.
+Expected<CodeObject> finishCodeObject(CodeObject CO, const Target &T, const CodegenOptions &Opts) {
+  CO.Tgt = &T;
+  CO.CodeObjectVersion = Opts.CodeObjectVersion;
+  auto MD = readCodeObjectMetadata(CO.Bytes);
+  if (!MD)
+    return MD.takeError();
+  if (MD->elfMach() != T.ElfMach || MD->codeObjectVersion() != Opts.CodeObjectVersion)
+    return makeError("internal error: the code object for " + StringRef(T.Name) +
+                     " has e_flags 0x" + Twine::utohexstr(MD->Flags) + " and ABI version " +
+                     Twine(MD->AbiVersion) + ", not what was asked for");
+  CO.Kernels = std::move(MD->Kernels);
+  return CO;
+}
+
 } // namespace
 
 Expected<CodeObject> compileToCodeObject(Module &M, const Target &T, const CodegenOptions &Opts) {
@@ -360,6 +492,28 @@ Expected<CodeObject> compileToCodeObject(Module &M, const Target &T, const Codeg
   CO.Times.OptimizeMs = msSince(Clock);
   if (!S)
     return S.takeError();
+  std::vector<std::string> PartitionWarnings;
+  if (unsigned Parts = partitionCount(M, Opts); Parts > 1) {
+    unsigned WithKernels = 0;
+    auto Objects = emitPartitioned(M, T, Opts, Parts, PartitionWarnings, WithKernels);
+    if (!Objects)
+      return Objects.takeError();
+    if (*Objects) {
+      CO.Times.CodegenMs = msSince(Clock);
+      std::vector<ArrayRef<uint8_t>> Inputs;
+      for (const SmallString<0> &O : **Objects)
+        Inputs.push_back(ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(O.data()), O.size()));
+      auto Linked = linkCodeObject(Inputs);
+      if (!Linked)
+        return Linked.takeError();
+      CO.Bytes = std::move(*Linked);
+      CO.Times.LinkMs = msSince(Clock);
+      CO.Partitions = WithKernels;
+      CO.Warnings = S->Diags->takeWarnings();
+      CO.Warnings.insert(CO.Warnings.end(), PartitionWarnings.begin(), PartitionWarnings.end());
+      return finishCodeObject(std::move(CO), T, Opts);
+    }
+  }
   // A copy to fall back on: a failed attempt leaves the module it compiled unusable.
   std::unique_ptr<Module> Intact = CloneModule(M);
   SmallString<0> Obj;
@@ -397,9 +551,6 @@ Expected<CodeObject> compileToCodeObject(Module &M, const Target &T, const Codeg
   if (Error E = S->Diags->takeErrors("code generation for " + std::string(T.Name)))
     return E;
   CO.Times.CodegenMs = msSince(Clock);
-
-  CO.Tgt = &T;
-  CO.CodeObjectVersion = Opts.CodeObjectVersion;
   CO.Warnings = S->Diags->takeWarnings();
   auto Linked =
       linkCodeObject(ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Obj.data()), Obj.size()));
@@ -407,16 +558,7 @@ Expected<CodeObject> compileToCodeObject(Module &M, const Target &T, const Codeg
     return Linked.takeError();
   CO.Bytes = std::move(*Linked);
   CO.Times.LinkMs = msSince(Clock);
-
-  auto MD = readCodeObjectMetadata(CO.Bytes);
-  if (!MD)
-    return MD.takeError();
-  if (MD->elfMach() != T.ElfMach || MD->codeObjectVersion() != Opts.CodeObjectVersion)
-    return makeError("internal error: the code object for " + StringRef(T.Name) +
-                     " has e_flags 0x" + Twine::utohexstr(MD->Flags) + " and ABI version " +
-                     Twine(MD->AbiVersion) + ", not what was asked for");
-  CO.Kernels = std::move(MD->Kernels);
-  return CO;
+  return finishCodeObject(std::move(CO), T, Opts);
 }
 
 } // namespace ptx2amd::amdgpu

@@ -1,4 +1,4 @@
-//===- Link.cpp - link a relocatable AMDGPU object with in-process lld ----===//
+//===- Link.cpp - link relocatable AMDGPU objects with in-process lld ----===//
 //
 // The only translation unit that includes lld. lld's ELF driver keeps its state
 // in process-wide globals (the CommonLinkerContext, the error handler, the
@@ -12,12 +12,17 @@
 
 #include "lld/Common/Driver.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/BinaryFormat/ELF.h"
+#include "llvm/BinaryFormat/MsgPackDocument.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <memory>
 #include <mutex>
 
 LLD_HAS_DRIVER(elf)
@@ -33,30 +38,138 @@ std::mutex LldMutex;
 std::atomic<bool> LldUnusable{false};
 
 Error makeError(const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); }
+
+/// lld keeps one NT_AMDGPU_METADATA note per input object, and loaders read one: when a code
+/// object was linked from several objects (parallel code generation), their notes become one
+/// whose "amdhsa.kernels" lists every kernel. The merged note is smaller than the notes it
+/// replaces (it holds the target and version once), so the note segment and section shrink in
+/// place and nothing else moves.
+Error mergeMetadataNotes(std::vector<uint8_t> &Bytes) {
+  auto Read = [&](uint64_t Offset, auto &Out) -> bool {
+    if (Offset + sizeof(Out) > Bytes.size())
+      return false;
+    std::memcpy(&Out, Bytes.data() + Offset, sizeof(Out));
+    return true;
+  };
+  ELF::Elf64_Ehdr H;
+  if (!Read(0, H))
+    return makeError("linked code object: truncated ELF header");
+  for (unsigned I = 0; I < H.e_phnum; ++I) {
+    uint64_t PhOff = H.e_phoff + uint64_t(I) * H.e_phentsize;
+    ELF::Elf64_Phdr P;
+    if (!Read(PhOff, P))
+      return makeError("linked code object: truncated program headers");
+    if (P.p_type != ELF::PT_NOTE)
+      continue;
+    const uint64_t Align = P.p_align == 8 ? 8 : 4;
+    if (P.p_offset + P.p_filesz > Bytes.size())
+      return makeError("linked code object: the note segment passes the end of the file");
+    std::vector<StringRef> Metadata;
+    std::vector<uint8_t> Others;
+    for (uint64_t At = P.p_offset, End = P.p_offset + P.p_filesz; At < End;) {
+      ELF::Elf64_Nhdr N;
+      if (!Read(At, N) || At + sizeof(N) > End)
+        return makeError("linked code object: a malformed note");
+      uint64_t Name = At + sizeof(N), Desc = Name + alignTo(N.n_namesz, Align);
+      uint64_t Next = Desc + alignTo(N.n_descsz, Align);
+      if (Next > End)
+        return makeError("linked code object: a note passes the end of its segment");
+      StringRef NoteName(reinterpret_cast<const char *>(Bytes.data() + Name),
+                         N.n_namesz ? N.n_namesz - 1 : 0);
+      if (NoteName == "AMDGPU" && N.n_type == ELF::NT_AMDGPU_METADATA)
+        Metadata.push_back(
+            StringRef(reinterpret_cast<const char *>(Bytes.data() + Desc), N.n_descsz));
+      else
+        Others.insert(Others.end(), Bytes.begin() + At, Bytes.begin() + Next);
+      At = Next;
+    }
+    if (Metadata.size() < 2)
+      continue;
+    msgpack::Document Doc;
+    // Maps merge key by key; "amdhsa.kernels" arrays append; anything else must agree.
+    auto Merger = [](msgpack::DocNode *Dest, msgpack::DocNode Src, msgpack::DocNode Key) -> int {
+      if (Src.isMap() && Dest->isMap())
+        return 0;
+      if (Src.isArray() && Dest->isArray())
+        return Key.isString() && Key.getString() == "amdhsa.kernels" ? int(Dest->getArray().size())
+                                                                     : 0;
+      return Src == *Dest ? 0 : -1;
+    };
+    for (StringRef Blob : Metadata)
+      if (!Doc.readFromBlob(Blob, /*Multi=*/false, Merger))
+        return makeError("linked code object: the objects' AMDGPU metadata notes do not merge "
+                         "(another target or version, or malformed)");
+    std::string Merged;
+    Doc.writeToBlob(Merged);
+    std::vector<uint8_t> Area;
+    auto Append = [&](const void *Data, size_t N) {
+      const uint8_t *B = static_cast<const uint8_t *>(Data);
+      Area.insert(Area.end(), B, B + N);
+      Area.resize(alignTo(Area.size(), Align));
+    };
+    ELF::Elf64_Nhdr N{7, uint32_t(Merged.size()), ELF::NT_AMDGPU_METADATA};
+    Append(&N, sizeof(N));
+    Append("AMDGPU", 7);
+    Append(Merged.data(), Merged.size());
+    Area.insert(Area.end(), Others.begin(), Others.end());
+    if (Area.size() > P.p_filesz)
+      return makeError("linked code object: the merged metadata note does not fit");
+    std::fill(Bytes.begin() + P.p_offset, Bytes.begin() + P.p_offset + P.p_filesz, 0);
+    std::copy(Area.begin(), Area.end(), Bytes.begin() + P.p_offset);
+    // The note section that the segment holds shrinks with it.
+    for (unsigned K = 0; K < H.e_shnum; ++K) {
+      uint64_t ShOff = H.e_shoff + uint64_t(K) * H.e_shentsize;
+      ELF::Elf64_Shdr S;
+      if (!Read(ShOff, S))
+        return makeError("linked code object: truncated section headers");
+      if (S.sh_type == ELF::SHT_NOTE && S.sh_offset == P.p_offset) {
+        S.sh_size = Area.size();
+        std::memcpy(Bytes.data() + ShOff, &S, sizeof(S));
+      }
+    }
+    P.p_filesz = P.p_memsz = Area.size();
+    std::memcpy(Bytes.data() + PhOff, &P, sizeof(P));
+  }
+  return Error::success();
+}
+
 } // namespace
 
 Expected<std::vector<uint8_t>> linkCodeObject(ArrayRef<uint8_t> RelocatableObject) {
-  SmallString<128> InPath, OutPath;
-  int InFD = -1;
-  if (std::error_code EC = sys::fs::createTemporaryFile("ptx2amd-link", "o", InFD, InPath))
-    return makeError("cannot create a temporary file for lld's input: " + EC.message());
-  FileRemover RemoveIn(InPath);
-  {
+  const ArrayRef<uint8_t> One[] = {RelocatableObject};
+  return linkCodeObject(ArrayRef<ArrayRef<uint8_t>>(One));
+}
+
+Expected<std::vector<uint8_t>> linkCodeObject(ArrayRef<ArrayRef<uint8_t>> RelocatableObjects) {
+  std::vector<SmallString<128>> InPaths;
+  // Not FileRemover by value: a vector's reallocation would remove the files it moves.
+  std::vector<std::unique_ptr<FileRemover>> RemoveIns;
+  for (ArrayRef<uint8_t> Object : RelocatableObjects) {
+    SmallString<128> InPath;
+    int InFD = -1;
+    if (std::error_code EC = sys::fs::createTemporaryFile("ptx2amd-link", "o", InFD, InPath))
+      return makeError("cannot create a temporary file for lld's input: " + EC.message());
+    RemoveIns.push_back(std::make_unique<FileRemover>(InPath));
     raw_fd_ostream OS(InFD, /*shouldClose=*/true);
-    OS.write(reinterpret_cast<const char *>(RelocatableObject.data()), RelocatableObject.size());
+    OS.write(reinterpret_cast<const char *>(Object.data()), Object.size());
     OS.close();
     if (OS.has_error()) {
       std::error_code EC = OS.error();
       OS.clear_error();
       return makeError("cannot write lld's input " + InPath + ": " + EC.message());
     }
+    InPaths.push_back(std::move(InPath));
   }
+  SmallString<128> OutPath;
   if (std::error_code EC = sys::fs::createTemporaryFile("ptx2amd-link", "hsaco", OutPath))
     return makeError("cannot create a temporary file for lld's output: " + EC.message());
   FileRemover RemoveOut(OutPath);
 
-  const char *Args[] = {"ld.lld",       "-shared", "--no-undefined",
-                        InPath.c_str(), "-o",      OutPath.c_str()};
+  std::vector<const char *> Args = {"ld.lld", "-shared", "--no-undefined"};
+  for (SmallString<128> &In : InPaths)
+    Args.push_back(In.c_str());
+  Args.push_back("-o");
+  Args.push_back(OutPath.c_str());
   std::string Out, Err;
   raw_string_ostream OutOS(Out), ErrOS(Err);
   lld::Result R;
@@ -70,10 +183,11 @@ Expected<std::vector<uint8_t>> linkCodeObject(ArrayRef<uint8_t> RelocatableObjec
       LldUnusable = true;
   }
   if (R.retCode != 0) {
-    // Name the input by what it is, not by its random temporary path.
+    // Name the inputs by what they are, not by their random temporary paths.
     std::string Text = StringRef(Err).trim().str();
-    for (size_t Pos; (Pos = Text.find(InPath.str())) != std::string::npos;)
-      Text.replace(Pos, InPath.size(), "<relocatable object>");
+    for (const SmallString<128> &In : InPaths)
+      for (size_t Pos; (Pos = Text.find(In.str())) != std::string::npos;)
+        Text.replace(Pos, In.size(), "<relocatable object>");
     StringRef Msg = Text;
     return makeError("lld failed (exit code " + Twine(R.retCode) +
                      "): " + (Msg.empty() ? StringRef("no message") : Msg));
@@ -83,7 +197,11 @@ Expected<std::vector<uint8_t>> linkCodeObject(ArrayRef<uint8_t> RelocatableObjec
   if (!Buf)
     return makeError("cannot read lld's output " + OutPath + ": " + Buf.getError().message());
   StringRef B = (*Buf)->getBuffer();
-  return std::vector<uint8_t>(B.bytes_begin(), B.bytes_end());
+  std::vector<uint8_t> Linked(B.bytes_begin(), B.bytes_end());
+  if (RelocatableObjects.size() > 1)
+    if (Error E = mergeMetadataNotes(Linked))
+      return E;
+  return Linked;
 }
 
 } // namespace ptx2amd::amdgpu

@@ -179,6 +179,14 @@ PTX2AMD_API ptx2amd_status ptx2amd_context_set_opt_level(ptx2amd_context *contex
 PTX2AMD_API ptx2amd_status ptx2amd_context_set_code_object_version(ptx2amd_context *context,
                                                                    int version);
 
+/** Code generation of a module on at most \p partitions parts in parallel (kernels that share
+ * internal functions or shared memory stay together), linked into one code object: 0 (the
+ * default) decides from the module's size (up to 8 parts for modules of 8 kernels or more and
+ * about 10,000 IR instructions per part), 1 never splits. The code object depends on the module
+ * and this setting only, not on the threads available. */
+PTX2AMD_API ptx2amd_status ptx2amd_context_set_codegen_partitions(ptx2amd_context *context,
+                                                                  unsigned partitions);
+
 /** What translations produce; default PTX2AMD_OUTPUT_CODE_OBJECT. */
 PTX2AMD_API ptx2amd_status ptx2amd_context_set_output(ptx2amd_context *context,
                                                       ptx2amd_output output);

@@ -180,6 +180,15 @@ ptx2amd_status ptx2amd_context_set_code_object_version(ptx2amd_context *Context,
   return PTX2AMD_SUCCESS;
 }
 
+ptx2amd_status ptx2amd_context_set_codegen_partitions(ptx2amd_context *Context,
+                                                      unsigned Partitions) {
+  if (!Context)
+    return PTX2AMD_ERROR_INVALID_ARGUMENT;
+  std::lock_guard<std::mutex> G(Context->Lock);
+  Context->Opts.Codegen.CodegenPartitions = Partitions;
+  return PTX2AMD_SUCCESS;
+}
+
 ptx2amd_status ptx2amd_context_set_output(ptx2amd_context *Context, ptx2amd_output Output) {
   if (!Context || (Output != PTX2AMD_OUTPUT_CODE_OBJECT && Output != PTX2AMD_OUTPUT_LLVM_IR &&
                    Output != PTX2AMD_OUTPUT_ASSEMBLY))

@@ -34,6 +34,9 @@ options:
   --emit llvm|asm|obj    what to write (default obj: a code object, HSACO)
   -O0 .. -O3             optimisation level (default -O3)
   --code-object-version 4|5|6   (default 5)
+  --codegen-partitions N code-generate each module on at most N parts in parallel, linked into
+                         one code object (default 0: by the module's size, up to 8 parts for
+                         modules of 8 or more kernels; 1: never); the output depends on N only
   -j N                   translate N module/target pairs at once (default: one per hardware
                          thread); the output does not depend on N
   -o OUT                 output file for one module and one target; a folder otherwise
@@ -95,6 +98,7 @@ int runCompile(llvm::ArrayRef<std::string> Args) {
   std::vector<const char *> Targets;
   std::string Input, Out, Emit = "obj";
   int OptLevel = 3, CodeObjectVersion = 5;
+  unsigned Partitions = 0;
   unsigned Jobs = llvm::hardware_concurrency().compute_thread_count();
   for (size_t K = 0; K < Args.size(); ++K) {
     const std::string &A = Args[K];
@@ -141,6 +145,14 @@ int runCompile(llvm::ArrayRef<std::string> Args) {
         return 2;
       }
       CodeObjectVersion = std::stoi(*V);
+    } else if (A == "--codegen-partitions") {
+      const std::string *V = Next();
+      if (!V)
+        return 2;
+      if (llvm::StringRef(*V).getAsInteger(10, Partitions)) {
+        printError(fmt::format("--codegen-partitions takes a number, not '{}'", *V));
+        return 2;
+      }
     } else if (A == "-j") {
       const std::string *V = Next();
       if (!V)
@@ -179,6 +191,7 @@ int runCompile(llvm::ArrayRef<std::string> Args) {
   if (ptx2amd_context_create(&Ctx.Ptr) != PTX2AMD_SUCCESS ||
       ptx2amd_context_set_opt_level(Ctx.Ptr, OptLevel) != PTX2AMD_SUCCESS ||
       ptx2amd_context_set_code_object_version(Ctx.Ptr, CodeObjectVersion) != PTX2AMD_SUCCESS ||
+      ptx2amd_context_set_codegen_partitions(Ctx.Ptr, Partitions) != PTX2AMD_SUCCESS ||
       ptx2amd_context_set_output(Ctx.Ptr, Output) != PTX2AMD_SUCCESS) {
     printError("cannot set up the translation context");
     return 1;

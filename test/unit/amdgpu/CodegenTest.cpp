@@ -324,7 +324,7 @@ define amdgpu_kernel void @k(ptr addrspace(1) %p, float %x, i64 %fmt) {
 TEST_CASE("linking garbage is an error", "[amdgpu][codegen]") {
   const uint8_t Junk[] = {1, 2, 3, 4, 5};
   CHECK_THAT(errorText(linkCodeObject(Junk).takeError()), Catch::Contains("lld failed"));
-  CHECK_THAT(errorText(linkCodeObject({}).takeError()), Catch::Contains("lld failed"));
+  CHECK_THAT(errorText(linkCodeObject(llvm::ArrayRef<uint8_t>()).takeError()), Catch::Contains("lld failed"));
 }
 
 TEST_CASE("assembly output", "[amdgpu][codegen]") {

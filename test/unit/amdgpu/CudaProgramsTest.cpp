@@ -152,3 +152,69 @@ TEST_CASE("CUDA test programs: metadata agrees with ROCm comgr", "[amdgpu][cuda-
   }
 }
 #endif
+
+// Code generation on partitions of a module (CodegenOptions::CodegenPartitions), linked into one
+// code object with one metadata note: the same kernels with the same ABI as a whole-module
+// compile, a note llvm-readelf and comgr read, and the same bytes every time.
+TEST_CASE("partitioned code generation gives the whole module's kernels",
+          "[amdgpu][cuda-programs][partitions]") {
+  unsigned Split = 0;
+  for (const std::string &File : cudaProgramPtx()) {
+    auto Text = llvm::MemoryBuffer::getFile(File);
+    REQUIRE(bool(Text));
+    for (const char *Name : {"gfx90a", "gfx1100"}) {
+      const Target &T = *findTarget(Name);
+      auto Compile = [&](unsigned Partitions) {
+        auto M = ir::readModule(
+            std::make_shared<ptx2amd::SourceText>(File, (*Text)->getBuffer().str()), {});
+        REQUIRE(bool(M));
+        auto L = lowering::lowerModule(**M, {std::string(T.Name), T.WaveSize, T.IsaVersion});
+        REQUIRE(bool(L));
+        CodegenOptions Opts;
+        Opts.CodegenPartitions = Partitions;
+        auto CO = compileToCodeObject(*L->Module, T, Opts);
+        if (!CO)
+          FAIL(llvm::toString(CO.takeError()));
+        return std::move(*CO);
+      };
+      CodeObject Whole = Compile(1);
+      if (Whole.Kernels.size() < 2)
+        continue;
+      INFO(File << " for " << Name);
+      CodeObject Parts = Compile(4), Again = Compile(4);
+      Split += Parts.Partitions > 1;
+      CHECK(Whole.Partitions == 1);
+      CHECK(Parts.Bytes == Again.Bytes);
+      CHECK(Parts.Dropped.empty());
+      auto ByName = [](const CodeObject &CO) {
+        std::map<std::string, const KernelMetadata *> Out;
+        for (const KernelMetadata &K : CO.Kernels)
+          Out[K.Name] = &K;
+        return Out;
+      };
+      auto W = ByName(Whole), P = ByName(Parts);
+      REQUIRE(W.size() == P.size());
+      for (auto &[KName, WK] : W) {
+        INFO("kernel " << KName);
+        REQUIRE(P.count(KName));
+        const KernelMetadata &PK = *P[KName];
+        CHECK(PK.KernargSegmentSize == WK->KernargSegmentSize);
+        CHECK(PK.GroupSegmentFixedSize == WK->GroupSegmentFixedSize);
+        CHECK(PK.WavefrontSize == WK->WavefrontSize);
+        REQUIRE(PK.Args.size() == WK->Args.size());
+        for (size_t A = 0; A < PK.Args.size(); ++A) {
+          CHECK(PK.Args[A].Offset == WK->Args[A].Offset);
+          CHECK(PK.Args[A].Size == WK->Args[A].Size);
+          CHECK(PK.Args[A].ValueKind == WK->Args[A].ValueKind);
+        }
+      }
+#ifdef PTX2AMD_LLVM_READELF
+      checkMetadataAgainstReadelf(T, Parts);
+#endif
+#ifdef PTX2AMD_HAVE_COMGR
+      checkMetadataAgainstComgr(T, Parts);
+#endif
+    }
+  }
+  CHECK(Split >= 20); // the programs with two or more kernels, on two targets
+}

@@ -45,6 +45,14 @@ inline constexpr const char *AmdgpuTriple = "amdgcn-amd-amdhsa";
 struct CodegenOptions {
   unsigned OptLevel = 3;          ///< 0..3: the IR pipeline and the codegen level
   unsigned CodeObjectVersion = 5; ///< 4, 5 or 6 (the HSA runtime in Debian knows up to 5)
+  /// Code generation of a large module runs in parallel on partitions of its kernels (kernels
+  /// that share internal functions or LDS stay together), linked into one code object.
+  /// 0: automatic (up to 8 partitions, for modules of at least MinPartitionKernels kernels and
+  /// PartitionInstructions IR instructions per partition); 1: never; N: at most N partitions.
+  /// The output depends on the module and these options only, not on the threads available.
+  unsigned CodegenPartitions = 0;
+  unsigned MinPartitionKernels = 8;
+  unsigned PartitionInstructions = 10000;
 };
 
 /// Wall-clock milliseconds of each step of one compileToCodeObject() call.
@@ -67,6 +75,7 @@ struct CodeObject {
   std::vector<KernelMetadata> Kernels; ///< read back from Bytes
   std::vector<std::string> Warnings;   ///< warning diagnostics from optimisation/codegen
   std::vector<DroppedKernel> Dropped;  ///< kernels of the module that are not in Bytes
+  unsigned Partitions = 1; ///< code-generated in parallel on this many parts (with kernels)
   PhaseTimes Times;
 };
 
@@ -116,5 +125,9 @@ llvm::Expected<CodeObject> compileToCodeObject(llvm::Module &M, const Target &T,
 /// Links one relocatable AMDGPU object into a code object with in-process lld
 /// (`-shared --no-undefined`). Serialised process-wide by a mutex.
 llvm::Expected<std::vector<uint8_t>> linkCodeObject(llvm::ArrayRef<uint8_t> RelocatableObject);
+/// Links several (the partitions of one module) into one code object, whose metadata note
+/// lists the kernels of all of them.
+llvm::Expected<std::vector<uint8_t>>
+linkCodeObject(llvm::ArrayRef<llvm::ArrayRef<uint8_t>> RelocatableObjects);
 
 } // namespace ptx2amd::amdgpu
