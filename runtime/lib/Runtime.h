@@ -1,6 +1,7 @@
-//===- Runtime.h - state shared by the runtime API's entry points -*- C++ -*-===//
+//===- Runtime.h - state shared by the runtime and driver APIs' entry points -*- C++ -*-===//
 //
-// The CUDA runtime replacement keeps three kinds of state:
+// libcuda.so.1 holds this state and the operations on it; libcudart.so.13's entry points and the
+// driver API's (Driver.h) both go through it. Three kinds of state:
 //  - the registry: what the program registered at start-up (fatbins, kernels by host function,
 //    variables by host shadow), filled before main() and before any device exists;
 //  - the context: the device of the process (loader::selectDevice()) with its module loader,
