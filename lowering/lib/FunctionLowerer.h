@@ -83,6 +83,7 @@ public:
   void video(const ir::Instruction &I);
   void videoMad(const ir::Instruction &I);
   Value *videoSource(const Operand &O, bool Signed);
+  llvm::CmpInst::Predicate videoComparison(const ir::Instruction &I);
   void floatBinary(const ir::Instruction &I);
   void floatMad(const ir::Instruction &I);
   void floatUnary(const ir::Instruction &I);

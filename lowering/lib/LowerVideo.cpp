@@ -30,6 +30,19 @@ std::pair<bool, int> selector(const Operand &O) {
 }
 } // namespace
 
+/// vset's comparison (scalar and SIMD). Both sources are widened exactly, so one signed
+/// comparison serves every type.
+CmpInst::Predicate FunctionLowerer::videoComparison(const ir::Instruction &I) {
+  static constexpr std::pair<Mod, CmpInst::Predicate> Cmps[] = {
+      {Mod::Eq, CmpInst::ICMP_EQ},  {Mod::Ne, CmpInst::ICMP_NE},  {Mod::Lt, CmpInst::ICMP_SLT},
+      {Mod::Le, CmpInst::ICMP_SLE}, {Mod::Gt, CmpInst::ICMP_SGT}, {Mod::Ge, CmpInst::ICMP_SGE}};
+  const auto *It =
+      std::find_if(std::begin(Cmps), std::end(Cmps), [&](const auto &X) { return I.has(X.first); });
+  if (It == std::end(Cmps))
+    fail("vset needs a comparison (.eq, .ne, .lt, .le, .gt, .ge)");
+  return It->second;
+}
+
 Value *FunctionLowerer::videoSource(const Operand &O, bool Signed) {
   auto [Half, Index] = selector(O);
   if (Index == -2 || (Index >= 0 && Index > (Half ? 1 : 3)))
@@ -59,18 +72,9 @@ void FunctionLowerer::video(const ir::Instruction &I) {
   Value *Bv = videoSource(I.Operands[2], isSigned(BT));
   Value *T;
   switch (I.Op) {
-  case Opcode::Vset: {
-    // Both sources are widened exactly: one signed comparison serves every type.
-    static constexpr std::pair<Mod, CmpInst::Predicate> Cmps[] = {
-        {Mod::Eq, CmpInst::ICMP_EQ},  {Mod::Ne, CmpInst::ICMP_NE},  {Mod::Lt, CmpInst::ICMP_SLT},
-        {Mod::Le, CmpInst::ICMP_SLE}, {Mod::Gt, CmpInst::ICMP_SGT}, {Mod::Ge, CmpInst::ICMP_SGE}};
-    const auto *It = std::find_if(std::begin(Cmps), std::end(Cmps),
-                                  [&](const auto &X) { return I.has(X.first); });
-    if (It == std::end(Cmps))
-      fail("vset needs a comparison (.eq, .ne, .lt, .le, .gt, .ge)");
-    T = B.CreateZExt(B.CreateICmp(It->second, A, Bv), B.getInt64Ty());
+  case Opcode::Vset:
+    T = B.CreateZExt(B.CreateICmp(videoComparison(I), A, Bv), B.getInt64Ty());
     break;
-  }
   case Opcode::Vadd:
     T = B.CreateAdd(A, Bv);
     break;
@@ -262,18 +266,7 @@ void FunctionLowerer::videoSimd(const ir::Instruction &I) {
       fail("invalid video destination mask");
     Mask |= 1u << D;
   }
-  // vset: both sources are widened exactly, so one signed comparison serves every type.
-  CmpInst::Predicate Cmp = CmpInst::ICMP_EQ;
-  if (Set) {
-    static constexpr std::pair<Mod, CmpInst::Predicate> Cmps[] = {
-        {Mod::Eq, CmpInst::ICMP_EQ},  {Mod::Ne, CmpInst::ICMP_NE},  {Mod::Lt, CmpInst::ICMP_SLT},
-        {Mod::Le, CmpInst::ICMP_SLE}, {Mod::Gt, CmpInst::ICMP_SGT}, {Mod::Ge, CmpInst::ICMP_SGE}};
-    const auto *It = std::find_if(std::begin(Cmps), std::end(Cmps),
-                                  [&](const auto &X) { return I.has(X.first); });
-    if (It == std::end(Cmps))
-      fail("vset needs a comparison (.eq, .ne, .lt, .le, .gt, .ge)");
-    Cmp = It->second;
-  }
+  CmpInst::Predicate Cmp = Set ? videoComparison(I) : CmpInst::ICMP_EQ;
   Value *R = Add ? C : nullptr; // the merge starts from its first element
   auto Merge = [&](Value *Part) { R = R ? B.CreateOr(R, Part) : Part; };
   for (unsigned K = 0; K < N; ++K) {

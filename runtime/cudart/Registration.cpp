@@ -278,9 +278,7 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *NumBlock
       return fail(cudaErrorInvalidValue);
     Context *C = nullptr;
     const loader::Kernel *DK = nullptr;
-    if (cudaError_t E = context(C))
-      return E;
-    if (cudaError_t E = resolveKernel(*C, *K, DK))
+    if (cudaError_t E = contextAndKernel(*K, C, DK))
       return E;
     const cudaDeviceProp &P = C->Props;
     if (BlockSize > P.maxThreadsPerBlock) {
@@ -313,9 +311,7 @@ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *Bytes, const void 
       return fail(cudaErrorInvalidValue);
     Context *C = nullptr;
     const loader::Kernel *DK = nullptr;
-    if (cudaError_t E = context(C))
-      return E;
-    if (cudaError_t E = resolveKernel(*C, *K, DK))
+    if (cudaError_t E = contextAndKernel(*K, C, DK))
       return E;
     uint64_t PerBlock = C->Props.sharedMemPerMultiprocessor / uint64_t(NumBlocks);
     PerBlock = std::min<uint64_t>(PerBlock, C->Props.sharedMemPerBlock);

@@ -386,9 +386,7 @@ CUresult cuLaunchKernel(CUfunction Function, unsigned GridX, unsigned GridY, uns
                                            "CU_LAUNCH_PARAM_BUFFER_SIZE");
       Context *C = nullptr;
       const loader::Kernel *DK = nullptr;
-      if (cudaError_t E = context(C))
-        return E;
-      if (cudaError_t E = resolveKernel(*C, *K, DK))
+      if (cudaError_t E = contextAndKernel(*K, C, DK))
         return E;
       for (const amdgpu::KernelArgMetadata &A : DK->metadata().Args) {
         if (A.isHidden())
@@ -406,9 +404,7 @@ CUresult cuLaunchKernel(CUfunction Function, unsigned GridX, unsigned GridY, uns
       // Without arguments, only a kernel that takes none can run.
       Context *C = nullptr;
       const loader::Kernel *DK = nullptr;
-      if (cudaError_t E = context(C))
-        return E;
-      if (cudaError_t E = resolveKernel(*C, *K, DK))
+      if (cudaError_t E = contextAndKernel(*K, C, DK))
         return E;
       if (DK->metadata().explicitKernargSize())
         return fail(

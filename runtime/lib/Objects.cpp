@@ -342,9 +342,7 @@ int ptxTarget(StringRef Ptx) {
 cudaError_t functionAttributes(KernelRecord &K, cudaFuncAttributes &Attr) {
   Context *C = nullptr;
   const loader::Kernel *DK = nullptr;
-  if (cudaError_t E = context(C))
-    return E;
-  if (cudaError_t E = resolveKernel(*C, K, DK))
+  if (cudaError_t E = contextAndKernel(K, C, DK))
     return E;
   const amdgpu::KernelMetadata &M = DK->metadata();
   Attr = {};
@@ -365,9 +363,7 @@ cudaError_t functionAttributes(KernelRecord &K, cudaFuncAttributes &Attr) {
 cudaError_t setMaxDynamicSharedBytes(KernelRecord &K, int Value) {
   Context *C = nullptr;
   const loader::Kernel *DK = nullptr;
-  if (cudaError_t E = context(C))
-    return E;
-  if (cudaError_t E = resolveKernel(*C, K, DK))
+  if (cudaError_t E = contextAndKernel(K, C, DK))
     return E;
   uint64_t Available = C->Props.sharedMemPerBlock - DK->metadata().GroupSegmentFixedSize;
   if (Value < 0 || uint64_t(Value) > Available)

@@ -199,6 +199,12 @@ cudaError_t resolveKernel(Context &C, KernelRecord &K, const loader::Kernel *&Ou
   return cudaSuccess;
 }
 
+cudaError_t contextAndKernel(KernelRecord &K, Context *&C, const loader::Kernel *&Out) {
+  if (cudaError_t E = context(C))
+    return E;
+  return resolveKernel(*C, K, Out);
+}
+
 cudaError_t resolveSymbol(Context &C, const void *Symbol, loader::GlobalSymbol &Out) {
   VarRecord *V = nullptr;
   {

@@ -187,6 +187,8 @@ cudaError_t moduleOf(Context &C, FatbinRecord &F, loader::LazyModule *&Out);
 /// The device kernel of \p K, translated on first use. An unavailable kernel is
 /// cudaErrorNoKernelImageForDevice with its name and reason (also written to stderr once).
 cudaError_t resolveKernel(Context &C, KernelRecord &K, const loader::Kernel *&Out);
+/// context() and resolveKernel() of \p K together: what a call about one kernel needs.
+cudaError_t contextAndKernel(KernelRecord &K, Context *&C, const loader::Kernel *&Out);
 /// The device variable registered for host shadow \p Symbol.
 cudaError_t resolveSymbol(Context &C, const void *Symbol, loader::GlobalSymbol &Out);
 
