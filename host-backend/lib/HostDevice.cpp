@@ -286,6 +286,8 @@ std::vector<uint8_t> LoadedModule::compiled() const {
   return std::move(W.Out);
 }
 
+Expected<std::string> Device::hostIdentity() { return host::hostIdentity(); }
+
 Expected<std::unique_ptr<Device>> Device::create() {
   if (auto N = workerCount(); !N)
     return N.takeError();

@@ -16,7 +16,10 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/X86TargetParser.h"
 
+#include <cstdlib>
 #include <mutex>
 
 using namespace llvm;
@@ -29,15 +32,53 @@ Error makeError(const Twine &Msg) {
   return createStringError(inconvertibleErrorCode(), "host backend: " + Msg);
 }
 
+// Instructions whose results differ from the PTX ISA's: AVX512-BF16's and AVX-NE-CONVERT's
+// vcvtneps2bf16 (which LLVM selects for fptrunc to bfloat) treat subnormal inputs as zero and
+// flush subnormal results, whatever MXCSR says. Turning avx512bf16 off turns off AVX10.x too,
+// whose BF16 arithmetic flushes as well. The device's results must not depend on the CPU.
+constexpr const char *NonConformingFeatures[] = {"avx512bf16", "avxneconvert"};
+
+/// The CPU host code is generated for: the host's own (detected), or PTX2AMD_HOST_CPU.
+Expected<JITTargetMachineBuilder> configuredMachine() {
+  auto JTMB = JITTargetMachineBuilder::detectHost();
+  if (!JTMB)
+    return JTMB.takeError();
+  const char *Env = getenv("PTX2AMD_HOST_CPU");
+  if (!Env || !*Env || StringRef(Env) == "native")
+    return JTMB;
+  // A named CPU: exactly its features (x86-64 is the baseline every x86-64 CPU runs), not the
+  // host's, which detectHost() filled in; refused where this CPU lacks one of them.
+  const Triple &TT = JTMB->getTargetTriple();
+  if (!TT.isX86())
+    return makeError("PTX2AMD_HOST_CPU is only for x86-64 hosts; this one is " + TT.str());
+  if (X86::parseArchX86(Env, /*Only64Bit=*/true) == X86::CK_None)
+    return makeError("PTX2AMD_HOST_CPU='" + Twine(Env) + "' is not an x86-64 CPU LLVM knows " +
+                     "(try x86-64, x86-64-v2, x86-64-v3, x86-64-v4 or native)");
+  SmallVector<StringRef, 64> Wanted;
+  X86::getFeaturesForCPU(Env, Wanted);
+  StringMap<bool> Have = sys::getHostCPUFeatures();
+  // The host's map has every feature it probes, true or false; what it does not probe (x87,
+  // cmov, ...) every x86-64 CPU has.
+  for (StringRef F : Wanted)
+    if (auto It = Have.find(F); It != Have.end() && !It->second)
+      return makeError("PTX2AMD_HOST_CPU='" + Twine(Env) + "' has instructions (" + F +
+                       ") this CPU (" + JTMB->getCPU() + ") lacks");
+  JTMB->setCPU(Env);
+  JTMB->setFeatures("");
+  return JTMB;
+}
+
 Expected<JITTargetMachineBuilder> hostMachine() {
   static std::once_flag Once;
   std::call_once(Once, [] {
     InitializeNativeTarget();
     InitializeNativeTargetAsmPrinter();
   });
-  auto JTMB = JITTargetMachineBuilder::detectHost();
+  auto JTMB = configuredMachine();
   if (!JTMB)
     return JTMB.takeError();
+  for (const char *F : NonConformingFeatures)
+    JTMB->getFeatures().AddFeature(F, /*Enable=*/false);
   JTMB->setCodeGenOptLevel(CodeGenOptLevel::Aggressive);
   return std::move(*JTMB);
 }

@@ -98,7 +98,7 @@ public:
 
 class HostDevice final : public Device {
 public:
-  HostDevice(std::unique_ptr<host::Device> Impl, const amdgpu::Target &T);
+  HostDevice(std::unique_ptr<host::Device> Impl, const amdgpu::Target &T, std::string Identity);
 
   const DeviceProperties &properties() const override { return Props; }
   Expected<void *> allocate(size_t Bytes, MemoryKind Kind) override;
@@ -123,8 +123,10 @@ private:
   std::map<const void *, size_t> Allocations; ///< what release() accepts
 };
 
-HostDevice::HostDevice(std::unique_ptr<host::Device> D, const amdgpu::Target &T)
+HostDevice::HostDevice(std::unique_ptr<host::Device> D, const amdgpu::Target &T,
+                       std::string Identity)
     : Impl(std::move(D)) {
+  Props.CompiledFor = std::move(Identity);
   Props.Name = "ptx2amd host (" + std::string(T.Name) + ")";
   Props.IsaName = "amdgcn-amd-amdhsa--" + std::string(T.Name);
   Props.Target = &T;
@@ -267,7 +269,10 @@ Expected<std::unique_ptr<Device>> createHostDevice(const amdgpu::Target &T) {
   auto D = host::Device::create();
   if (!D)
     return D.takeError();
-  return std::make_unique<HostDevice>(std::move(*D), T);
+  auto Identity = host::Device::hostIdentity();
+  if (!Identity)
+    return Identity.takeError();
+  return std::make_unique<HostDevice>(std::move(*D), T, std::move(*Identity));
 }
 
 Expected<Device &> hostDevice() {

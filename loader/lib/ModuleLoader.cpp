@@ -270,6 +270,8 @@ Error ModuleLoader::loadModule(LazyModule &M) {
   Fields.OptLevel = Opts.OptLevel;
   Fields.CodeObjectVersion = Opts.CodeObjectVersion;
   Fields.Output = Host ? HostCompiledOutput : unsigned(PTX2AMD_OUTPUT_CODE_OBJECT);
+  // Host code for one CPU may not run on another (a cache shared over NFS).
+  Fields.Options = P.CompiledFor;
   CacheKey Key = CacheKey::compute(Fields);
   std::string KeyNote = Opts.Log >= LogLevel::Debug ? " (key " + Key.hex() + ")" : std::string();
 

@@ -210,8 +210,8 @@ uint64_t relu(uint64_t V, const Fmt &F) {
 // --- inputs -------------------------------------------------------------------------------
 
 /// Special values of \p F beside the harness's bit patterns: zeros, infinities, NaNs with and
-/// without payloads (quiet and signalling), subnormal and normal limits, values around one, ties
-/// and integer-conversion boundaries.
+/// without payloads (quiet and signalling), subnormals of every exponent, normal limits, values
+/// around one, ties and integer-conversion boundaries; each of either sign.
 std::vector<uint64_t> floatSpecials(const Fmt &F) {
   const unsigned M = F.P - 1;
   const uint64_t Inf = mask(F.expBits()) << M, Quiet = 1ull << (M - 1);
@@ -226,6 +226,15 @@ std::vector<uint64_t> floatSpecials(const Fmt &F) {
   const uint64_t One = encode(1, F);
   V.push_back(One + 1);
   V.push_back(One - 1);
+  // A subnormal of every exponent (leading bit K): alone, with every lower bit, a half below it,
+  // just past that half, and a mixed pattern (narrowing conversions round at every position).
+  for (unsigned K = 0; K < M; ++K) {
+    const uint64_t Lead = 1ull << K, Below = Lead - 1;
+    for (uint64_t X : std::initializer_list<uint64_t>{Lead, Lead | Below, Lead | (Lead >> 1),
+                                                      Lead | (Lead >> 1) | 1,
+                                                      Lead | (0x5555555555555555ull & Below)})
+      V.push_back(X);
+  }
   const size_t N = V.size();
   for (size_t I = 0; I < N; ++I)
     V.push_back(V[I] | F.sign());
@@ -286,6 +295,17 @@ bool sameUpToNaN(uint64_t Expected, uint64_t Got, const Fmt &F, unsigned Lanes, 
   return true;
 }
 
+/// Every NaN lane (of \p Lanes of format \p F) made the canonical NaN: where the ISA leaves the
+/// payload open.
+Canonicalizer oneNaN(const Fmt &F, unsigned Lanes) {
+  return [=, &F](size_t, uint64_t V) {
+    for (unsigned L = 0; L < Lanes; ++L)
+      if (isNaN((V >> (L * F.Bits)) & mask(F.Bits), F))
+        V = (V & ~(mask(F.Bits) << (L * F.Bits))) | (F.CanonicalNaN << (L * F.Bits));
+    return V;
+  };
+}
+
 /// A case whose output is \p Out.Bits / \p F.Bits lanes of format \p F, with NaN rule \p Rule
 /// (for NaNs::Payload, the NaN inputs of format \p F are the payloads a NaN result may carry).
 Case fcase(std::string Body, std::vector<Operand> In, Operand Out, const Fmt &F, NaNs Rule,
@@ -295,6 +315,8 @@ Case fcase(std::string Body, std::vector<Operand> In, Operand Out, const Fmt &F,
   for (const Operand &O : In)
     Payload.push_back(O.Bits == F.Bits);
   Case C = make(std::move(Body), std::move(In), std::move(Out), std::move(Fn));
+  if (Rule != NaNs::Exact)
+    C.Canonical = oneNaN(F, Lanes);
   if (Rule != NaNs::Exact)
     C.Accept = [=, &F](const uint64_t *I, const uint64_t *E, const uint64_t *G) {
       std::vector<uint64_t> NaNInputs;
@@ -868,6 +890,7 @@ Case approxCase(const Approx &X, bool Ftz) {
                   const uint64_t R = encode(roundTo(E, F32, Rnd::RN), F32);
                   return Ftz ? flush(R, F32) : R;
                 });
+  C.Canonical = oneNaN(F32, 1);
   C.Accept = [=](const uint64_t *I, const uint64_t *Exp, const uint64_t *Got) {
     if (isNaN(Exp[0], F32))
       return isNaN(Got[0], F32);

@@ -4,6 +4,7 @@
 #include "ptx2amd/host-backend/HostDevice.h"
 
 #include "llvm/Support/Error.h"
+#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -234,7 +235,7 @@ struct DeviceBuffer {
 
 /// Runs case \p C (kernel `k<Index>` of \p M); returns the failure text, or empty on success.
 std::string runCase(host::Device &D, host::LoadedModule &M, const Case &C, size_t Index,
-                    const Inputs &In, const Options &O) {
+                    const Inputs &In, const Options &O, uint64_t &Digest) {
   const std::string Kernel = "k" + std::to_string(Index);
   if (std::string Why = M.unavailableReason(Kernel); !Why.empty())
     return "unavailable: " + Why;
@@ -267,6 +268,16 @@ std::string runCase(host::Device &D, host::LoadedModule &M, const Case &C, size_
   LC.Block.X = Block;
   if (auto R = D.launch(M, Kernel, LC, Args.data()); !R)
     return "launch failed: " + llvm::toString(R.takeError());
+  std::vector<uint64_t> Column(N + 1);
+  Digest = 0;
+  for (size_t J = 0; J < C.Outputs.size(); ++J) {
+    Column[0] = Digest;
+    for (uint64_t I = 0; I < N; ++I)
+      Column[I + 1] = C.Canonical ? C.Canonical(J, OutPtrs[J][I] & mask(C.Outputs[J].Bits))
+                                  : OutPtrs[J][I] & mask(C.Outputs[J].Bits);
+    Digest = llvm::xxh3_64bits(llvm::ArrayRef(reinterpret_cast<const uint8_t *>(Column.data()),
+                                              Column.size() * sizeof(uint64_t)));
+  }
 
   std::ostringstream Report;
   unsigned Mismatches = 0;
@@ -362,7 +373,10 @@ FamilyResult runFamily(const Family &F, const std::string &Target, const Options
     const Inputs In = makeInputs(C, O, O.Seed ^ std::hash<std::string>()(Name));
     Res.Inputs += In.Count;
     ++(In.Exhaustive ? Res.Exhaustive : Res.Sampled);
-    std::string Failure = M ? runCase(*D, *M, C, I, In, O) : "module not loaded: " + LoadError;
+    uint64_t Digest = 0;
+    std::string Failure =
+        M ? runCase(*D, *M, C, I, In, O, Digest) : "module not loaded: " + LoadError;
+    Res.Digests.emplace_back(Name, Digest);
     const bool IsKnown = std::any_of(Known.begin(), Known.end(), [&](const KnownFailure &K) {
       return K.Family == F.Name && K.Case == Name && (K.Target.empty() || K.Target == Target);
     });

@@ -49,6 +49,9 @@ using Reference = std::function<bool(const uint64_t *In, uint64_t *Out)>;
 /// Accepts a result that is not bit-identical (a documented error bound); null: bit-exact only.
 using Acceptance =
     std::function<bool(const uint64_t *In, const uint64_t *Expected, const uint64_t *Got)>;
+/// Output \p Index as any two conforming runs give it: what the ISA leaves open (a NaN's payload)
+/// made one value. Runs on different host CPUs are compared by it.
+using Canonicalizer = std::function<uint64_t(size_t Index, uint64_t Value)>;
 
 struct Case {
   std::string Name; ///< unique in its family; empty: the snippet, whitespace collapsed
@@ -56,6 +59,7 @@ struct Case {
   std::vector<Operand> Inputs, Outputs;
   Reference Ref;
   Acceptance Accept;
+  Canonicalizer Canonical; ///< null: outputs as they are
   /// Extra register declarations the snippet needs (temporaries), e.g. ".reg .b32 %t;".
   std::string Decls;
 };
@@ -88,6 +92,9 @@ struct FamilyResult {
   unsigned ExpectedFailures = 0;   ///< failed, and listed as a known bug
   unsigned UnexpectedPasses = 0;   ///< listed as a known bug, yet passed (counted in Failed)
   std::vector<std::string> Report; ///< one text per failing case: the first mismatches
+  /// Per case, a digest of its every output for every input, bit for bit (instruction families;
+  /// kernel families leave it empty, as their atomics' old values depend on the schedule).
+  std::vector<std::pair<std::string, uint64_t>> Digests;
 };
 
 /// Runs every case of \p F on \p Target through the host backend.

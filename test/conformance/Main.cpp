@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -23,8 +24,21 @@ void print(const FamilyResult &R, double Secs) {
 
 int usage() {
   std::fprintf(stderr, "usage: conformance [--full] [--family NAME]... [--target NAME]... "
-                       "[--random N] [--seed N] [--verbose] [--list]\n");
+                       "[--random N] [--seed N] [--compare-host-cpu CPU] [--verbose] [--list]\n");
   return 2;
+}
+
+/// Runs \p Run with PTX2AMD_HOST_CPU set to \p Cpu, then restores the variable.
+template <typename Fn> auto withHostCpu(const char *Cpu, Fn &&Run) {
+  const char *Old = std::getenv("PTX2AMD_HOST_CPU");
+  std::string Saved = Old ? Old : "";
+  setenv("PTX2AMD_HOST_CPU", Cpu, 1);
+  auto R = Run();
+  if (Old)
+    setenv("PTX2AMD_HOST_CPU", Saved.c_str(), 1);
+  else
+    unsetenv("PTX2AMD_HOST_CPU");
+  return R;
 }
 
 } // namespace
@@ -33,6 +47,7 @@ int main(int argc, char **argv) {
   Options O;
   std::vector<std::string> Families, Targets;
   bool Verbose = false, List = false;
+  const char *CompareCpu = nullptr;
   for (int I = 1; I < argc; ++I) {
     const bool HasValue = I + 1 < argc;
     if (!std::strcmp(argv[I], "--full")) {
@@ -46,6 +61,8 @@ int main(int argc, char **argv) {
       O.Random = std::strtoull(argv[++I], nullptr, 0);
     } else if (!std::strcmp(argv[I], "--seed") && HasValue) {
       O.Seed = std::strtoull(argv[++I], nullptr, 0);
+    } else if (!std::strcmp(argv[I], "--compare-host-cpu") && HasValue) {
+      CompareCpu = argv[++I];
     } else if (!std::strcmp(argv[I], "--verbose")) {
       Verbose = true;
     } else if (!std::strcmp(argv[I], "--list")) {
@@ -93,6 +110,27 @@ int main(int argc, char **argv) {
       for (const std::string &Line : R.Report)
         if (Verbose || Line.find("(known failure)") == std::string::npos)
           std::printf("  %s\n", Line.c_str());
+      if (CompareCpu) {
+        // The same cases once more, with host code generated for another CPU: the host
+        // device's results must not depend on the instructions the CPU offers.
+        FamilyResult Other =
+            withHostCpu(CompareCpu, [&] { return Runner(F, T, O, knownFailures()); });
+        std::vector<std::string> Differ;
+        for (size_t I = 0; I < R.Digests.size() && I < Other.Digests.size(); ++I)
+          if (R.Digests[I] != Other.Digests[I])
+            Differ.push_back(R.Digests[I].first);
+        const bool Same = Differ.empty() && R.Digests.size() == Other.Digests.size();
+        std::printf("  on host CPU %s: passed %u, failed %u, outputs %s\n", CompareCpu,
+                    Other.Passed, Other.Failed,
+                    Same ? "identical"
+                         : ("differ in " + std::to_string(Differ.size()) + " cases").c_str());
+        for (const std::string &Name : Differ)
+          std::printf("    %s: outputs differ\n", Name.c_str());
+        for (const std::string &Line : Other.Report)
+          if (Verbose || Line.find("(known failure)") == std::string::npos)
+            std::printf("    %s\n", Line.c_str());
+        R.Failed += Other.Failed + !Same;
+      }
       std::fflush(stdout);
       Failed += R.Failed;
       Total.Failed += R.Failed;

@@ -2,6 +2,8 @@
 // size bound, processes racing on one folder, the environment, the in-memory layer.
 #include "ptx2amd/loader/Cache.h"
 
+#include "LoaderTestSupport.h"
+
 #include <catch2/catch.hpp>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/FileSystem.h>
@@ -19,6 +21,7 @@
 extern char **environ;
 
 using namespace ptx2amd::loader;
+using loader_test::ScopedEnv;
 namespace fs = llvm::sys::fs;
 
 namespace {
@@ -103,25 +106,6 @@ void writeFile(const std::string &Path, const std::vector<char> &Bytes) {
   std::ofstream Out(Path, std::ios::binary | std::ios::trunc);
   Out.write(Bytes.data(), Bytes.size());
 }
-
-/// Sets an environment variable for the scope, then restores it.
-struct ScopedEnv {
-  std::string Name;
-  std::optional<std::string> Old;
-  ScopedEnv(const std::string &Name, const char *Value)
-      : Name(Name), Old(llvm::sys::Process::GetEnv(Name)) {
-    if (Value)
-      setenv(Name.c_str(), Value, 1);
-    else
-      unsetenv(Name.c_str());
-  }
-  ~ScopedEnv() {
-    if (Old)
-      setenv(Name.c_str(), Old->c_str(), 1);
-    else
-      unsetenv(Name.c_str());
-  }
-};
 
 } // namespace
 

@@ -4,7 +4,11 @@
 #include <catch2/catch.hpp>
 
 #include "llvm/Support/Error.h"
+#include "llvm/Support/Process.h"
 
+#include <cstdlib>
+#include <optional>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -28,5 +32,24 @@ template <typename T> T ok(llvm::Expected<T> V) {
   else
     return std::move(*V);
 }
+
+/// Sets an environment variable for the scope, then restores it.
+struct ScopedEnv {
+  std::string Name;
+  std::optional<std::string> Old;
+  ScopedEnv(const std::string &Name, const char *Value)
+      : Name(Name), Old(llvm::sys::Process::GetEnv(Name)) {
+    if (Value)
+      setenv(Name.c_str(), Value, 1);
+    else
+      unsetenv(Name.c_str());
+  }
+  ~ScopedEnv() {
+    if (Old)
+      setenv(Name.c_str(), Old->c_str(), 1);
+    else
+      unsetenv(Name.c_str());
+  }
+};
 
 } // namespace loader_test

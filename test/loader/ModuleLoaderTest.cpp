@@ -507,6 +507,7 @@ TEST_CASE("a host cache entry the host device refuses is translated again and re
   Fields.Ptx = PartialPtx;
   Fields.Target = "gfx90a";
   Fields.Output = loader::HostCompiledOutput;
+  Fields.Options = D->properties().CompiledFor;
   loader::CacheKey Key = loader::CacheKey::compute(Fields);
   std::vector<uint8_t> Bytes = *C->lookup(Key);
   Bytes[4] ^= 0xff;
@@ -526,4 +527,67 @@ TEST_CASE("a host cache entry the host device refuses is translated again and re
   ok(ok(L3.open(bytesOf(PartialPtx), "partial.ptx"))->kernel("plain"));
   CHECK(L3.stats().CacheHits == 1);
   CHECK(L3.stats().Translations == 0);
+}
+
+TEST_CASE("a host cache entry compiled for another CPU is not used", "[module-loader]") {
+  // x86-64 is the baseline CPU: every x86-64 host runs its code, and this host's own identity
+  // (detected CPU and features) differs from it.
+  TempCacheDir Dir;
+  std::unique_ptr<loader::Device> Baseline;
+  {
+    ScopedEnv Cpu("PTX2AMD_HOST_CPU", "x86-64");
+    Baseline = ok(loader::createHostDevice(*amdgpu::findTarget("gfx90a")));
+    LogLines Log;
+    loader::ModuleLoader L(*Baseline, Log.options(Dir.open()));
+    ok(ok(L.open(bytesOf(PartialPtx), "partial.ptx"))->kernel("plain"));
+    CHECK(L.stats().Translations == 1);
+  }
+  ScopedEnv Cpu("PTX2AMD_HOST_CPU", nullptr);
+  auto Native = ok(loader::createHostDevice(*amdgpu::findTarget("gfx90a")));
+  const std::string &BaselineId = Baseline->properties().CompiledFor;
+  const std::string &NativeId = Native->properties().CompiledFor;
+  CHECK(BaselineId.find(" x86-64 ") != std::string::npos);
+  REQUIRE(BaselineId != NativeId);
+
+  // Another CPU's entry has another key: this CPU translates and stores its own.
+  LogLines Second;
+  loader::ModuleLoader L(*Native, Second.options(Dir.open()));
+  ok(ok(L.open(bytesOf(PartialPtx), "partial.ptx"))->kernel("plain"));
+  CHECK(L.stats().CacheHits == 0);
+  CHECK(L.stats().Translations == 1);
+  CHECK(Dir.open()->stats()->Entries == 2);
+
+  // And where another CPU's compiled form sits under this CPU's key (a cache written by an older
+  // version), the host device refuses it rather than running code this CPU may lack.
+  auto C = Dir.open();
+  loader::CacheKeyFields Fields;
+  Fields.Ptx = PartialPtx;
+  Fields.Target = "gfx90a";
+  Fields.Output = loader::HostCompiledOutput;
+  Fields.Options = BaselineId;
+  std::vector<uint8_t> Foreign = *C->lookup(loader::CacheKey::compute(Fields));
+  Fields.Options = NativeId;
+  ok(C->store(loader::CacheKey::compute(Fields), Foreign));
+  LogLines Third;
+  loader::ModuleLoader L3(*Native, Third.options(Dir.open()));
+  ok(ok(L3.open(bytesOf(PartialPtx), "partial.ptx"))->kernel("plain"));
+  CHECK(L3.stats().CacheHits == 0);
+  CHECK(L3.stats().Translations == 1);
+  CHECK(Third.count("cache entry for 'partial.ptx' discarded: ") == 1);
+}
+
+TEST_CASE("PTX2AMD_HOST_CPU names a CPU LLVM knows, with no instruction this CPU lacks",
+          "[module-loader]") {
+  {
+    ScopedEnv Cpu("PTX2AMD_HOST_CPU", "no-such-cpu");
+    std::string Error = errorText(loader::createHostDevice(*amdgpu::findTarget("gfx90a")));
+    CHECK(Error.find("PTX2AMD_HOST_CPU='no-such-cpu' is not an x86-64 CPU LLVM knows") !=
+          std::string::npos);
+  }
+  {
+    // A CPU of another architecture level than this one's, with some instruction it lacks.
+    ScopedEnv Cpu("PTX2AMD_HOST_CPU", "diamondrapids");
+    std::string Error = errorText(loader::createHostDevice(*amdgpu::findTarget("gfx90a")));
+    CHECK(Error.find(") this CPU (") != std::string::npos);
+  }
 }

@@ -110,6 +110,10 @@ private:
 class Device {
 public:
   static llvm::Expected<std::unique_ptr<Device>> create();
+  /// What compiled modules depend on besides the AMDGPU target: the triple, CPU and features host
+  /// code is generated for (the detected CPU, or `PTX2AMD_HOST_CPU`: an LLVM CPU name such as
+  /// x86-64, the baseline). A compiled form is only loaded where this is the same.
+  static llvm::Expected<std::string> hostIdentity();
   ~Device();
 
   /// Reads, lowers and loads PTX text for \p T (a target of the table; wave64 or wave32).

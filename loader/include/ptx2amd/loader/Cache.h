@@ -1,7 +1,8 @@
 // The JIT cache: translated modules, content-addressed, in memory and on disk.
 //
 // A CacheKey is the SHA-256 of everything that decides a translation's output: the PTX text,
-// the target, the options and the translator's identity (translatorVersion()). Bumping the
+// the target, the options (for the host device, the CPU its code is generated for:
+// DeviceProperties::CompiledFor) and the translator's identity (translatorVersion()). Bumping the
 // project version (CMake's project(VERSION)), changing LLVM or rebuilding the device libraries
 // therefore gives new keys: old entries are never read again and age out by LRU eviction.
 //

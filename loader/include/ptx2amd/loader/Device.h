@@ -50,6 +50,9 @@ struct DeviceProperties {
   uint64_t LdsBytesPerWorkgroup = 0;      ///< static + dynamic LDS one block may use
   uint64_t GlobalMemoryBytes = 0;         ///< device memory
   ModuleFormat Format = ModuleFormat::CodeObject;
+  /// What the device's compiled modules depend on besides Target (the host device: the CPU and
+  /// features its code is generated for); part of their cache keys. Empty for code objects.
+  std::string CompiledFor;
 };
 
 /// One PTX module, translated for a device's target or to be: loadModule() reads the member of
