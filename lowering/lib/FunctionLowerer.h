@@ -200,6 +200,7 @@ public:
   // ---- memory hints and address classes ----
   /// isspacep: whether a generic address lies in a state space's window.
   void isspacep(const ir::Instruction &I);
+  llvm::Value *inConstData(llvm::Value *A);
   ModuleState &S;
   ir::Function &F;
   llvm::Function &LF;

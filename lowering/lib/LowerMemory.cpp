@@ -290,22 +290,41 @@ void FunctionLowerer::atomic(const ir::Instruction &I) {
     def(I.Operands[0], R);
 }
 
+/// Whether generic address \p A lies in one of the module's `.const` variables: constant and
+/// global data share AMDGPU's address range, so only the variables' own ranges tell them apart.
+Value *FunctionLowerer::inConstData(Value *A) {
+  Value *R = nullptr;
+  for (size_t G = 0; G < S.PTX.Globals.size(); ++G) {
+    if (!S.Globals[G] || S.PTX.Globals[G].Sp != ir::Space::Const)
+      continue;
+    Value *Offset = B.CreateSub(A, B.CreatePtrToInt(S.Globals[G], B.getInt64Ty()));
+    Value *In = B.CreateICmpULT(Offset, B.getInt64(variableSize(S.PTX.Globals[G])));
+    R = R ? B.CreateOr(R, In) : In;
+  }
+  return R ? R : B.getFalse();
+}
+
 /// isspacep: whether a generic address lies in a state space's window. LDS and private memory
-/// have apertures of the flat space; every other address is global memory, constant memory
-/// included. Kernel parameters are the kernarg segment, which lies in global memory too.
+/// have apertures of the flat space; constant data is the module's `.const` variables; every
+/// other address is global memory. Kernel parameters are the kernarg segment, which lies in
+/// global memory too.
 void FunctionLowerer::isspacep(const ir::Instruction &I) {
   Value *A = get(I.Operands[1], ir::Type::U64);
   bool Param = I.has(Mod::Param) || I.has(Mod::ParamEntry);
-  Value *P = Param ? nullptr : B.CreateIntToPtr(A, PointerType::get(S.Ctx, ASFlat));
+  bool Aperture = !Param && !I.has(Mod::Const);
+  Value *P = Aperture ? B.CreateIntToPtr(A, PointerType::get(S.Ctx, ASFlat)) : nullptr;
   Value *R;
   if (I.has(Mod::Shared) || I.has(Mod::SharedCta)) {
     R = intrinsic(Intrinsic::amdgcn_is_shared, {}, {P});
   } else if (I.has(Mod::Local)) {
     R = intrinsic(Intrinsic::amdgcn_is_private, {}, {P});
-  } else if (I.has(Mod::Global) || I.has(Mod::Const)) {
+  } else if (I.has(Mod::Const)) {
+    R = inConstData(A);
+  } else if (I.has(Mod::Global)) {
     Value *Shared = intrinsic(Intrinsic::amdgcn_is_shared, {}, {P});
     Value *Private = intrinsic(Intrinsic::amdgcn_is_private, {}, {P});
-    R = B.CreateNot(B.CreateOr(Shared, Private));
+    Value *Either = B.CreateOr(Shared, Private);
+    R = B.CreateNot(B.CreateOr(Either, inConstData(A)));
   } else if (Param) {
     // The kernel's own parameters, from the first to the end of the last; a device function
     // has no kernel parameter window.

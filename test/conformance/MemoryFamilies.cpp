@@ -586,6 +586,9 @@ KernelCase genericPointers() {
   isspacep.global %p0, %rd12;
   selp.u32 %r17, 4, 0, %p0;
   or.b32 %r16, %r16, %r17;
+  isspacep.global %p0, %rd13;
+  selp.u32 %r17, 8, 0, %p0;
+  or.b32 %r16, %r16, %r17;
   isspacep.shared %p0, %rd10;
   selp.u32 %r17, 0x10, 0, %p0;
   or.b32 %r16, %r16, %r17;
@@ -610,6 +613,9 @@ KernelCase genericPointers() {
   isspacep.local %p0, %rd13;
   selp.u32 %r17, 0x800, 0, %p0;
   or.b32 %r16, %r16, %r17;
+  isspacep.const %p0, %rd10;
+  selp.u32 %r17, 0x1000, 0, %p0;
+  or.b32 %r16, %r16, %r17;
   isspacep.const %p0, %rd11;
   selp.u32 %r17, 0x2000, 0, %p0;
   or.b32 %r16, %r16, %r17;
@@ -622,8 +628,8 @@ KernelCase genericPointers() {
   st.global.u32 [%rd9+24], %r16;
   ret;)";
   C.Check = [N, B](const std::vector<Words> &In, const std::vector<Words> &Out) {
-    // isspacep: a pointer is in its own space only (global and const windows may overlap, so
-    // isspacep.global of a const pointer and isspacep.const of a global one are not asked).
+    // isspacep: a pointer is in its own space only; a const pointer is not global and a global
+    // one not const, though AMDGPU has one address range for both.
     const uint32_t Spaces = 0x1 | 0x20 | 0x400 | 0x8000;
     Words W(8 * N, Sentinel);
     for (uint32_t I = 0; I < N; ++I) {
