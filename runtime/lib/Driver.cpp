@@ -251,15 +251,6 @@ CUresult cuGetErrorName(CUresult R, const char **Name) {
   return I ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-// NVIDIA's private interfaces between its own libraries (the static runtime, NVRTC): none here.
-// Callers that check the result go on without them (NVRTC does).
-CUresult cuGetExportTable(const void **Table, const CUuuid *Id) {
-  if (!Table || !Id)
-    return CUDA_ERROR_INVALID_VALUE;
-  *Table = nullptr;
-  return CUDA_ERROR_NOT_SUPPORTED;
-}
-
 //===-- devices ------------------------------------------------------------===//
 
 CUresult cuDeviceGet(CUdevice *Device, int Ordinal) {

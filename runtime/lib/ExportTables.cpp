@@ -1,0 +1,198 @@
+//===- ExportTables.cpp - cuGetExportTable: the driver's private interfaces ===//
+//
+// NVIDIA's static runtime (libcudart_static, linked into every program nvcc builds by default
+// and into NVIDIA's own libraries) reaches parts of the driver through tables of function
+// pointers that cuGetExportTable hands out by UUID (../shared/notes/static-cudart.md). Each
+// table here lists its slots; a slot the runtime was not seen to call is a stub that says so at
+// PTX2AMD_LOG=debug, as does an unknown UUID.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Driver.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <array>
+#include <cstring>
+#include <string>
+#include <vector>
+#include <map>
+#include <mutex>
+#include <utility>
+
+using namespace ptx2amd::runtime;
+
+namespace {
+
+/// A slot nobody was seen to call: says which, and fails.
+template <unsigned Table, unsigned Slot> CUresult unusedSlot() {
+  log(ptx2amd::loader::LogLevel::Debug,
+      "cuGetExportTable: table " + std::to_string(Table) + " slot " + std::to_string(Slot) +
+          " called, which ptx2amd does not implement");
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+template <unsigned Table, size_t... Slot>
+constexpr std::array<void *, sizeof...(Slot)> unusedSlots(std::index_sequence<Slot...>) {
+  return {reinterpret_cast<void *>(&unusedSlot<Table, unsigned(Slot)>)...};
+}
+
+/// A table of \p N slots, each unusedSlot until set; slot 0 holds the table's size where the
+/// table has one.
+template <unsigned Table, size_t N> struct SlotTable {
+  std::array<void *, N> Slots = unusedSlots<Table>(std::make_index_sequence<N>());
+  SlotTable &sized() {
+    Slots[0] = reinterpret_cast<void *>(N * sizeof(void *));
+    return *this;
+  }
+  template <typename Fn> SlotTable &set(size_t I, Fn *F) {
+    Slots[I] = reinterpret_cast<void *>(F);
+    return *this;
+  }
+  SlotTable &null(size_t I) {
+    Slots[I] = nullptr;
+    return *this;
+  }
+};
+
+struct TableEntry {
+  const char *Name;
+  uint8_t Uuid[16];
+  void *const *Slots;
+};
+
+std::string uuidText(const CUuuid &Id) {
+  return llvm::toHex(llvm::ArrayRef(reinterpret_cast<const uint8_t *>(Id.bytes), 16),
+                     /*LowerCase=*/true);
+}
+
+//===-- CUDART_INTERFACE ---------------------------------------------------===//
+
+/// [2]: the device's primary context, neither retained nor made current (the runtime does both
+/// itself, through the public API).
+CUresult primaryContext(CUcontext *Ctx, CUdevice Device) {
+  return driverCall([&] {
+    if (!Ctx)
+      return fail(cudaErrorInvalidValue);
+    if (Device != 0)
+      return fail(cudaErrorInvalidDevice);
+    *Ctx = reinterpret_cast<CUcontext>(&driverState().PrimaryContext);
+    return cudaSuccess;
+  });
+}
+
+SlotTable<0, 10> &cudartInterface() {
+  static SlotTable<0, 10> T = SlotTable<0, 10>().sized().set(2, &primaryContext);
+  return T;
+}
+
+//===-- TOOLS_TLS, TOOLS_RUNTIME_CALLBACK_HOOKS ---------------------------===//
+
+SlotTable<1, 4> &toolsTls() {
+  static SlotTable<1, 4> T = SlotTable<1, 4>().sized();
+  return T;
+}
+
+SlotTable<2, 7> &toolsCallbackHooks() {
+  static SlotTable<2, 7> T = SlotTable<2, 7>().sized();
+  return T;
+}
+
+//===-- CONTEXT_LOCAL_STORAGE_V0301 (no size slot) -------------------------===//
+
+SlotTable<3, 4> &contextLocalStorage() {
+  static SlotTable<3, 4> T;
+  return T;
+}
+
+//===-- CTX_CREATE_BYPASS, HEAP_ACCESS, DEVICE_EXTENDED_RT -----------------===//
+
+SlotTable<4, 2> &ctxCreateBypass() {
+  static SlotTable<4, 2> T = SlotTable<4, 2>().sized();
+  return T;
+}
+
+SlotTable<5, 3> &heapAccess() {
+  static SlotTable<5, 3> T = SlotTable<5, 3>().sized();
+  return T;
+}
+
+SlotTable<6, 26> &deviceExtendedRt() {
+  static SlotTable<6, 26> T = SlotTable<6, 26>().sized();
+  return T;
+}
+
+//===-- INTEGRITY_CHECK, CONTEXT_CHECKS ------------------------------------===//
+
+SlotTable<7, 3> &integrityCheck() {
+  static SlotTable<7, 3> T = SlotTable<7, 3>().sized();
+  return T;
+}
+
+SlotTable<8, 4> &contextChecks() {
+  static SlotTable<8, 4> T = SlotTable<8, 4>().sized();
+  return T;
+}
+
+const std::vector<TableEntry> &tables() {
+  static const std::vector<TableEntry> T = {
+      {"CUDART_INTERFACE",
+       {0x6b, 0xd5, 0xfb, 0x6c, 0x5b, 0xf4, 0xe7, 0x4a, 0x89, 0x87, 0xd9, 0x39, 0x12, 0xfd, 0x9d,
+        0xf9},
+       cudartInterface().Slots.data()},
+      {"TOOLS_TLS",
+       {0x42, 0xd8, 0x5a, 0x81, 0x23, 0xf6, 0xcb, 0x47, 0x82, 0x98, 0xf6, 0xe7, 0x8a, 0x3a, 0xec,
+        0xdc},
+       toolsTls().Slots.data()},
+      {"TOOLS_RUNTIME_CALLBACK_HOOKS",
+       {0xa0, 0x94, 0x79, 0x8c, 0x2e, 0x74, 0x2e, 0x74, 0x93, 0xf2, 0x08, 0x00, 0x20, 0x0c, 0x0a,
+        0x66},
+       toolsCallbackHooks().Slots.data()},
+      {"CONTEXT_LOCAL_STORAGE_V0301",
+       {0xc6, 0x93, 0x33, 0x6e, 0x11, 0x21, 0xdf, 0x11, 0xa8, 0xc3, 0x68, 0xf3, 0x55, 0xd8, 0x95,
+        0x93},
+       contextLocalStorage().Slots.data()},
+      {"CTX_CREATE_BYPASS",
+       {0x0c, 0xa5, 0x0b, 0x8c, 0x10, 0x04, 0x92, 0x9a, 0x89, 0xa7, 0xd0, 0xdf, 0x10, 0xe7, 0x72,
+        0x86},
+       ctxCreateBypass().Slots.data()},
+      {"HEAP_ACCESS",
+       {0x19, 0x5b, 0xcb, 0xf4, 0xd6, 0x7d, 0x02, 0x4a, 0xac, 0xc5, 0x1d, 0x29, 0xce, 0xa6, 0x31,
+        0xae},
+       heapAccess().Slots.data()},
+      {"DEVICE_EXTENDED_RT",
+       {0xb1, 0x05, 0x41, 0xe1, 0xf7, 0xc7, 0xc7, 0x4a, 0x9f, 0x64, 0xf2, 0x23, 0xbe, 0x99, 0xf1,
+        0xe2},
+       deviceExtendedRt().Slots.data()},
+      {"INTEGRITY_CHECK",
+       {0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b, 0x8d, 0x34, 0xba, 0x12, 0x3c, 0x66, 0xe1,
+        0xf2},
+       integrityCheck().Slots.data()},
+      {"CONTEXT_CHECKS",
+       {0x26, 0x3e, 0x88, 0x60, 0x7c, 0xd2, 0x61, 0x43, 0x92, 0xf6, 0xbb, 0xd5, 0x00, 0x6d, 0xfa,
+        0x7e},
+       contextChecks().Slots.data()},
+  };
+  return T;
+}
+
+} // namespace
+
+extern "C" {
+
+CUresult cuGetExportTable(const void **Table, const CUuuid *Id) {
+  if (!Table || !Id)
+    return CUDA_ERROR_INVALID_VALUE;
+  for (const TableEntry &E : tables())
+    if (std::memcmp(E.Uuid, Id->bytes, 16) == 0) {
+      log(ptx2amd::loader::LogLevel::Debug, std::string("cuGetExportTable: ") + E.Name);
+      *Table = E.Slots;
+      return CUDA_SUCCESS;
+    }
+  log(ptx2amd::loader::LogLevel::Debug, "cuGetExportTable: unknown table " + uuidText(*Id));
+  *Table = nullptr;
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+} // extern "C"
