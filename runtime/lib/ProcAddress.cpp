@@ -59,7 +59,9 @@ CUdriverProcAddressQueryResult findProc(llvm::StringRef Name, int CudaVersion, u
   if (First == Last)
     return CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
   // The newest variant of each kind at the version asked for; the default-stream one when no
-  // per-thread variant exists at that version (as CUDA's driver falls back).
+  // per-thread variant exists at that version (as CUDA's driver falls back). A version newer
+  // than ours is answered as ours, where CUDA's driver refuses it (CUDA_ERROR_INVALID_VALUE):
+  // programs built by a newer toolkit keep finding what exists.
   const ProcEntry *Default = nullptr, *ThreadVariant = nullptr;
   for (const ProcEntry *E = First; E != Last; ++E) {
     if (E->Version > CudaVersion)
