@@ -1,5 +1,6 @@
 //===- Api.cpp - the runtime API's devices, errors, versions, streams and events ===//
 
+#include "Driver.h"
 #include "Runtime.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -21,6 +22,32 @@ struct Limits {
 Limits &limits() {
   static Limits *L = new Limits;
   return *L;
+}
+
+/// cudaGetDriverEntryPoint(ByVersion): cuGetProcAddress's answer, found or not, as a success
+/// (the runtime's contract: a null function and the status say what was missing). The flags
+/// are the driver's (cudaEnableDefault 0, legacy 1, per-thread 2); \p PerThreadDefault: the
+/// caller was built for the per-thread default stream (the _ptsz entry points), which is what
+/// cudaEnableDefault then means.
+cudaError_t driverEntryPoint(const char *Symbol, void **Fn, unsigned CudaVersion,
+                             unsigned long long Flags, cudaDriverEntryPointQueryResult *Status,
+                             bool PerThreadDefault) {
+  return guarded([&] {
+    if (!Symbol || !Fn || Flags > 2)
+      return fail(cudaErrorInvalidValue);
+    // The runtime initialises the driver first, as CUDA's does: what it returns is callable.
+    Context *C = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    if (Flags == 0 && PerThreadDefault)
+      Flags = 2;
+    CUdriverProcAddressQueryResult S = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    if (cuGetProcAddress_v2(Symbol, Fn, int(CudaVersion), Flags, &S) == CUDA_ERROR_INVALID_VALUE)
+      return fail(cudaErrorInvalidValue);
+    if (Status)
+      *Status = cudaDriverEntryPointQueryResult(int(S));
+    return cudaSuccess;
+  });
 }
 
 } // namespace
@@ -47,6 +74,29 @@ cudaError_t cudaDriverGetVersion(int *Version) {
     return fail(cudaErrorInvalidValue);
   *Version = CudaVersion;
   return cudaSuccess;
+}
+
+cudaError_t cudaGetDriverEntryPointByVersion(const char *Symbol, void **Fn, unsigned CudaVersion,
+                                             unsigned long long Flags,
+                                             cudaDriverEntryPointQueryResult *Status) {
+  return driverEntryPoint(Symbol, Fn, CudaVersion, Flags, Status, false);
+}
+
+cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char *Symbol, void **Fn,
+                                                  unsigned CudaVersion, unsigned long long Flags,
+                                                  cudaDriverEntryPointQueryResult *Status) {
+  return driverEntryPoint(Symbol, Fn, CudaVersion, Flags, Status, true);
+}
+
+// The driver functions of the runtime's own version.
+cudaError_t cudaGetDriverEntryPoint(const char *Symbol, void **Fn, unsigned long long Flags,
+                                    cudaDriverEntryPointQueryResult *Status) {
+  return driverEntryPoint(Symbol, Fn, CudaVersion, Flags, Status, false);
+}
+
+cudaError_t cudaGetDriverEntryPoint_ptsz(const char *Symbol, void **Fn, unsigned long long Flags,
+                                         cudaDriverEntryPointQueryResult *Status) {
+  return driverEntryPoint(Symbol, Fn, CudaVersion, Flags, Status, true);
 }
 
 //===-- devices ------------------------------------------------------------===//
@@ -111,7 +161,7 @@ cudaError_t cudaDeviceGetAttribute(int *Value, cudaDeviceAttr Attr, int Device) 
       return E;
     Context *C = nullptr;
     context(C);
-    if (!deviceAttribute(C->Props, Attr, *Value))
+    if (!deviceAttribute(*C, Attr, *Value))
       return fail(cudaErrorInvalidValue, formatv("device attribute {0}", int(Attr)).str());
     return cudaSuccess;
   });

@@ -281,4 +281,10 @@ cudaError_t cudaGetSymbolSize(size_t *Size, const void *Symbol) {
   });
 }
 
+// A value, not an object: what textures and arrays are described by (returned by value, in
+// memory, as CUDA's ABI has it).
+cudaChannelFormatDesc cudaCreateChannelDesc(int X, int Y, int Z, int W, cudaChannelFormatKind F) {
+  return {X, Y, Z, W, F};
+}
+
 } // extern "C"

@@ -321,4 +321,24 @@ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *Bytes, const void 
   });
 }
 
+// NVIDIA's runtime exports these three; CUDA's headers do not declare them and nvcc 13's host
+// code does not call them. Registrations are void (they cannot report): one here is not
+// performed, says so in the log and leaves cudaErrorNotSupported as the thread's last error.
+void __cudaRegisterHostVar(void **Handle, const char *DeviceName, void *HostVar, size_t Size) {
+  static std::atomic<bool> Logged{false};
+  guarded([] { return notSupported("__cudaRegisterHostVar", Logged); });
+}
+
+void __cudaRegisterUnifiedTable(void **Handle, void *Table, void *A, void *B, void *C) {
+  static std::atomic<bool> Logged{false};
+  guarded([] { return notSupported("__cudaRegisterUnifiedTable", Logged); });
+}
+
+// NVIDIA's returns 0 whatever it is asked: no function here either.
+void *__cudaGetProcAddress() {
+  static std::atomic<bool> Logged{false};
+  guarded([] { return notSupported("__cudaGetProcAddress", Logged); });
+  return nullptr;
+}
+
 } // extern "C"

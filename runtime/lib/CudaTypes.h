@@ -84,23 +84,35 @@ enum cudaDeviceAttr : int {
   cudaDevAttrWarpSize = 10,
   cudaDevAttrMaxPitch = 11,
   cudaDevAttrMaxRegistersPerBlock = 12,
+  cudaDevAttrClockRate = 13,
+  cudaDevAttrTextureAlignment = 14,
+  cudaDevAttrGpuOverlap = 15,
   cudaDevAttrMultiProcessorCount = 16,
   cudaDevAttrIntegrated = 18,
   cudaDevAttrCanMapHostMemory = 19,
+  cudaDevAttrComputeMode = 20,
+  cudaDevAttrSurfaceAlignment = 30,
   cudaDevAttrConcurrentKernels = 31,
+  cudaDevAttrTccDriver = 35,
   cudaDevAttrL2CacheSize = 38,
   cudaDevAttrMaxThreadsPerMultiProcessor = 39,
   cudaDevAttrAsyncEngineCount = 40,
   cudaDevAttrUnifiedAddressing = 41,
+  cudaDevAttrTexturePitchAlignment = 51,
   cudaDevAttrComputeCapabilityMajor = 75,
   cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrStreamPrioritiesSupported = 78,
   cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
   cudaDevAttrMaxRegistersPerMultiprocessor = 82,
   cudaDevAttrManagedMemory = 83,
   cudaDevAttrConcurrentManagedAccess = 89,
   cudaDevAttrCooperativeLaunch = 95,
   cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+  cudaDevAttrHostRegisterSupported = 99,
   cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+  cudaDevAttrReservedSharedMemoryPerBlock = 111,
+  cudaDevAttrMemoryPoolsSupported = 115,
+  cudaDevAttrClusterLaunch = 120,
 };
 
 struct dim3 {
@@ -202,6 +214,24 @@ struct cudaFuncAttributes {
 };
 static_assert(sizeof(cudaFuncAttributes) == 144, "CUDA 13's cudaFuncAttributes is 144 bytes");
 static_assert(offsetof(cudaFuncAttributes, maxDynamicSharedSizeBytes) == 44);
+
+enum cudaChannelFormatKind : int {
+  cudaChannelFormatKindSigned = 0,
+  cudaChannelFormatKindUnsigned = 1,
+  cudaChannelFormatKindFloat = 2,
+};
+
+struct cudaChannelFormatDesc {
+  int x, y, z, w; ///< bits per component
+  cudaChannelFormatKind f;
+};
+static_assert(sizeof(cudaChannelFormatDesc) == 20);
+
+enum cudaDriverEntryPointQueryResult : int {
+  cudaDriverEntryPointSuccess = 0,
+  cudaDriverEntryPointSymbolNotFound = 1,
+  cudaDriverEntryPointVersionNotSufficent = 2,
+};
 
 // Opaque handles: programs only pass them back.
 typedef struct CUstream_st *cudaStream_t;

@@ -325,7 +325,7 @@ CUresult cuDeviceGetAttribute(int *Value, int Attribute, CUdevice Device) {
     Context *C = nullptr;
     if (cudaError_t E = deviceContext(Device, C))
       return E;
-    if (!deviceAttribute(C->Props, cudaDeviceAttr(Attribute), *Value))
+    if (!deviceAttribute(*C, cudaDeviceAttr(Attribute), *Value))
       return fail(cudaErrorInvalidValue, formatv("device attribute {0}", Attribute).str());
     return cudaSuccess;
   });
@@ -413,6 +413,16 @@ CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice Device, unsigned Flags) {
 
 CUresult cuCtxCreate_v2(CUcontext *Ctx, unsigned Flags, CUdevice Device) {
   return driverCall([&] { return createContext(Ctx, Flags, Device); });
+}
+
+// CUDA 11.4's cuCtxCreate: execution-affinity parameters are not supported.
+CUresult cuCtxCreate_v3(CUcontext *Ctx, void *AffinityParams, int NumParams, unsigned Flags,
+                        CUdevice Device) {
+  return driverCall([&] {
+    if (NumParams > 0)
+      return fail(cudaErrorNotSupported, "execution affinity parameters of a context");
+    return createContext(Ctx, Flags, Device);
+  });
 }
 
 // CUDA 13's cuCtxCreate: execution-affinity and CIG parameters are not supported.
@@ -510,6 +520,19 @@ CUresult cuCtxGetDevice(CUdevice *Device) {
   });
 }
 
+// CUDA 13's cuCtxGetDevice: of a given context (null: the current one).
+CUresult cuCtxGetDevice_v2(CUdevice *Device, CUcontext Ctx) {
+  return driverCall([&] {
+    if (!Device)
+      return fail(cudaErrorInvalidValue);
+    DriverContext *C = nullptr;
+    if (cudaError_t E = Ctx ? checkContext(Ctx, C) : currentContext(C))
+      return E;
+    *Device = 0;
+    return cudaSuccess;
+  });
+}
+
 CUresult cuCtxGetFlags(unsigned *Flags) {
   return driverCall([&] {
     if (!Flags)
@@ -535,10 +558,13 @@ CUresult cuCtxGetApiVersion(CUcontext Ctx, unsigned *Version) {
   });
 }
 
-CUresult cuCtxSynchronize() {
+CUresult cuCtxSynchronize() { return cuCtxSynchronize_v2(nullptr); }
+
+// Every context is over the one device: synchronising one waits for all the device's work.
+CUresult cuCtxSynchronize_v2(CUcontext Ctx) {
   return driverCall([&] {
     DriverContext *DC = nullptr;
-    if (cudaError_t E = currentContext(DC))
+    if (cudaError_t E = Ctx ? checkContext(Ctx, DC) : currentContext(DC))
       return E;
     Context *C = nullptr;
     if (cudaError_t E = context(C))

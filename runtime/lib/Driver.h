@@ -91,6 +91,8 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice Device);
 CUresult cuDevicePrimaryCtxGetState(CUdevice Device, unsigned *Flags, int *Active);
 CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice Device, unsigned Flags);
 CUresult cuCtxCreate_v2(CUcontext *Ctx, unsigned Flags, CUdevice Device);
+CUresult cuCtxCreate_v3(CUcontext *Ctx, void *AffinityParams, int NumParams, unsigned Flags,
+                        CUdevice Device);
 CUresult cuCtxCreate_v4(CUcontext *Ctx, void *Params, unsigned Flags, CUdevice Device);
 CUresult cuCtxDestroy_v2(CUcontext Ctx);
 CUresult cuCtxPushCurrent_v2(CUcontext Ctx);
@@ -98,9 +100,11 @@ CUresult cuCtxPopCurrent_v2(CUcontext *Ctx);
 CUresult cuCtxSetCurrent(CUcontext Ctx);
 CUresult cuCtxGetCurrent(CUcontext *Ctx);
 CUresult cuCtxGetDevice(CUdevice *Device);
+CUresult cuCtxGetDevice_v2(CUdevice *Device, CUcontext Ctx);
 CUresult cuCtxGetFlags(unsigned *Flags);
 CUresult cuCtxGetApiVersion(CUcontext Ctx, unsigned *Version);
 CUresult cuCtxSynchronize();
+CUresult cuCtxSynchronize_v2(CUcontext Ctx);
 
 CUresult cuModuleLoad(CUmodule *Module, const char *Path);
 CUresult cuModuleLoadData(CUmodule *Module, const void *Image);

@@ -160,6 +160,12 @@ cudaError_t failDeviceWork(llvm::Error Why) {
   return fail(cudaErrorLaunchFailure, Text);
 }
 
+cudaError_t notSupported(const char *Name, std::atomic<bool> &Logged) {
+  if (!Logged.exchange(true))
+    log(loader::LogLevel::Info, std::string("not supported: ") + Name);
+  return fail(cudaErrorNotSupported, std::string(Name) + " is not implemented by ptx2amd");
+}
+
 cudaError_t stickyError() { return Sticky.load(); }
 
 cudaError_t lastError(bool Reset) {

@@ -47,8 +47,48 @@ cudaError_t createHandle(HandleT *Out, unsigned Flags,
 } // namespace
 
 /// The device's value of \p A, from the same properties cudaGetDeviceProperties reports.
-bool deviceAttribute(const cudaDeviceProp &P, cudaDeviceAttr A, int &Out) {
+bool deviceAttribute(const Context &C, cudaDeviceAttr A, int &Out) {
+  const cudaDeviceProp &P = C.Props;
   switch (A) {
+  case cudaDevAttrClockRate:
+    Out = C.ClockRateKHz;
+    return C.ClockRateKHz > 0;
+  case cudaDevAttrTextureAlignment:
+    Out = int(P.textureAlignment);
+    return true;
+  case cudaDevAttrTexturePitchAlignment:
+    Out = int(P.texturePitchAlignment);
+    return true;
+  case cudaDevAttrSurfaceAlignment:
+    Out = int(P.surfaceAlignment);
+    return true;
+  // Copies and kernels overlap only with copy engines, which the properties count.
+  case cudaDevAttrGpuOverlap:
+    Out = P.asyncEngineCount > 0;
+    return true;
+  // Any thread may use the device: there is no exclusive or prohibited mode.
+  case cudaDevAttrComputeMode:
+    Out = 0; // cudaComputeModeDefault
+    return true;
+  // A Windows driver model.
+  case cudaDevAttrTccDriver:
+    Out = 0;
+    return true;
+  // Streams have no priorities (cudaDeviceGetStreamPriorityRange is [0, 0]).
+  case cudaDevAttrStreamPrioritiesSupported:
+    Out = P.streamPrioritiesSupported;
+    return true;
+  // A block may use all of the device's LDS (sharedMemPerBlock): none is reserved.
+  case cudaDevAttrReservedSharedMemoryPerBlock:
+    Out = int(P.reservedSharedMemPerBlock);
+    return true;
+  // What the runtime does not implement (cudaHostRegister, memory pools, cluster launches)
+  // answers not supported: the device says so, for programs that ask before they use them.
+  case cudaDevAttrHostRegisterSupported:
+  case cudaDevAttrMemoryPoolsSupported:
+  case cudaDevAttrClusterLaunch:
+    Out = 0;
+    return true;
   case cudaDevAttrMaxThreadsPerBlock:
     Out = P.maxThreadsPerBlock;
     return true;

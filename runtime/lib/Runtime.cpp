@@ -63,6 +63,28 @@ cudaDeviceProp deviceProperties(const loader::DeviceProperties &P) {
   return D;
 }
 
+/// The host device's clock in kHz: the CPU's, whose cores run the kernels (its highest
+/// frequency, else the one the kernel reports now); 0 when neither is known.
+int hostClockRateKHz() {
+  if (FILE *F = std::fopen("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "r")) {
+    long KHz = 0;
+    bool Read = std::fscanf(F, "%ld", &KHz) == 1;
+    std::fclose(F);
+    if (Read && KHz > 0 && KHz < INT32_MAX)
+      return int(KHz);
+  }
+  FILE *F = std::fopen("/proc/cpuinfo", "r");
+  if (!F)
+    return 0;
+  char Line[256];
+  double MHz = 0;
+  while (std::fgets(Line, sizeof(Line), F))
+    if (std::sscanf(Line, "cpu MHz : %lf", &MHz) == 1)
+      break;
+  std::fclose(F);
+  return MHz > 0 && MHz < 1e6 ? int(MHz * 1000) : 0;
+}
+
 } // namespace
 
 bool logging(loader::LogLevel Level) {
@@ -93,7 +115,11 @@ std::atomic<bool> ContextMade{false};
 bool contextMade() { return ContextMade.load(); }
 
 Context::Context(loader::Device &D, loader::LoaderOptions Opts)
-    : Dev(D), Loader(D, std::move(Opts)), Props(deviceProperties(D.properties())) {}
+    : Dev(D), Loader(D, std::move(Opts)), Props(deviceProperties(D.properties())) {
+  // The loader does not report a GPU's clock; the host device's is the CPU's.
+  if (D.properties().Format == loader::ModuleFormat::Ptx)
+    ClockRateKHz = hostClockRateKHz();
+}
 
 cudaError_t context(Context *&Out) {
   static std::once_flag Once;

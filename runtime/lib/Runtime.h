@@ -21,6 +21,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -65,6 +66,10 @@ private:
 /// makes the primary context current there, which the driver API then sees.
 void noteRuntimeApiCall();
 bool runtimeApiUsedOnThread();
+/// The body of a runtime or driver entry point that is not implemented: cudaErrorNotSupported,
+/// recorded as the thread's error with \p Name, which is logged (PTX2AMD_LOG=info) the first
+/// time (\p Logged is the entry point's own flag).
+cudaError_t notSupported(const char *Name, std::atomic<bool> &Logged);
 /// CUDA's name, and its text with this thread's detail when \p E is the error it belongs to.
 const char *errorName(cudaError_t E);
 const char *errorString(cudaError_t E);
@@ -158,6 +163,7 @@ struct Context {
   loader::Device &Dev;
   loader::ModuleLoader Loader;
   cudaDeviceProp Props{};
+  int ClockRateKHz = 0; ///< cudaDevAttrClockRate (CUDA 13's properties have none); 0: unknown
 
   std::mutex Mutex; ///< guards what follows
   std::unordered_map<cudaStream_t, std::unique_ptr<StreamRecord>> Streams;
@@ -198,7 +204,7 @@ cudaError_t resolveSymbol(Context &C, const void *Symbol, loader::GlobalSymbol &
 cudaError_t checkDevice(int Device);
 /// The device's value of \p A (cudaDeviceAttr and CUdevice_attribute share their values), from
 /// the properties cudaGetDeviceProperties reports; false for one not answered.
-bool deviceAttribute(const cudaDeviceProp &P, cudaDeviceAttr A, int &Out);
+bool deviceAttribute(const Context &C, cudaDeviceAttr A, int &Out);
 
 cudaError_t allocate(void **Ptr, size_t Bytes, loader::MemoryKind Kind);
 /// Frees an allocation of allocate(): host-pinned memory when \p Host, else device or managed.

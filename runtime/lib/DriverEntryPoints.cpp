@@ -1,0 +1,20 @@
+//===- DriverEntryPoints.cpp - the driver API's entry points that the table makes ===//
+//
+// For each line of DriverEntryPoints.def that is not implemented in an area's file: a body that
+// returns CUDA_ERROR_NOT_SUPPORTED (after CUDA_ERROR_NOT_INITIALIZED before cuInit and the
+// sticky error, as every driver call), with the name in cuGetErrorString's text and in the log;
+// and for each SAME line, the function it names. Every driver function returns CUresult, so a
+// body without parameters is right for any signature: the caller's arguments are left unread.
+
+#include "Driver.h"
+#include "EntryPoints.h"
+
+using namespace ptx2amd::runtime;
+
+#define CU_NONE(Name, Base, Variant, Version, PerThread)                                           \
+  extern "C" CUresult Name() {                                                                     \
+    static std::atomic<bool> Logged{false};                                                        \
+    return driverCall([] { return notSupported(#Name, Logged); });                                 \
+  }
+#define CU_SAME(Name, Base, Variant, Version, PerThread, Target) PTX2AMD_SAME_ENTRY(Name, Target)
+#include "DriverEntryPoints.def"
