@@ -72,47 +72,8 @@ enum cudaFuncAttribute : int {
 
 // cudaDeviceAttr values that cudaDeviceGetAttribute answers.
 enum cudaDeviceAttr : int {
-  cudaDevAttrMaxThreadsPerBlock = 1,
-  cudaDevAttrMaxBlockDimX = 2,
-  cudaDevAttrMaxBlockDimY = 3,
-  cudaDevAttrMaxBlockDimZ = 4,
-  cudaDevAttrMaxGridDimX = 5,
-  cudaDevAttrMaxGridDimY = 6,
-  cudaDevAttrMaxGridDimZ = 7,
-  cudaDevAttrMaxSharedMemoryPerBlock = 8,
-  cudaDevAttrTotalConstantMemory = 9,
-  cudaDevAttrWarpSize = 10,
-  cudaDevAttrMaxPitch = 11,
-  cudaDevAttrMaxRegistersPerBlock = 12,
-  cudaDevAttrClockRate = 13,
-  cudaDevAttrTextureAlignment = 14,
-  cudaDevAttrGpuOverlap = 15,
-  cudaDevAttrMultiProcessorCount = 16,
-  cudaDevAttrIntegrated = 18,
-  cudaDevAttrCanMapHostMemory = 19,
-  cudaDevAttrComputeMode = 20,
-  cudaDevAttrSurfaceAlignment = 30,
-  cudaDevAttrConcurrentKernels = 31,
-  cudaDevAttrTccDriver = 35,
-  cudaDevAttrL2CacheSize = 38,
-  cudaDevAttrMaxThreadsPerMultiProcessor = 39,
-  cudaDevAttrAsyncEngineCount = 40,
-  cudaDevAttrUnifiedAddressing = 41,
-  cudaDevAttrTexturePitchAlignment = 51,
-  cudaDevAttrComputeCapabilityMajor = 75,
-  cudaDevAttrComputeCapabilityMinor = 76,
-  cudaDevAttrStreamPrioritiesSupported = 78,
-  cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
-  cudaDevAttrMaxRegistersPerMultiprocessor = 82,
-  cudaDevAttrManagedMemory = 83,
-  cudaDevAttrConcurrentManagedAccess = 89,
-  cudaDevAttrCooperativeLaunch = 95,
-  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
-  cudaDevAttrHostRegisterSupported = 99,
-  cudaDevAttrMaxBlocksPerMultiprocessor = 106,
-  cudaDevAttrReservedSharedMemoryPerBlock = 111,
-  cudaDevAttrMemoryPoolsSupported = 115,
-  cudaDevAttrClusterLaunch = 120,
+#define DEVICE_ATTR(Name, Value, Answer) cudaDevAttr##Name = Value,
+#include "DeviceAttributes.def"
 };
 
 struct dim3 {
@@ -147,8 +108,25 @@ struct cudaDeviceProp {
   int multiProcessorCount;
   int integrated;
   int canMapHostMemory;
-  // Texture and surface limits: maxTexture1D ... maxSurfaceCubemapLayered[2], 39 ints.
-  int textureAndSurfaceLimits[39];
+  int maxTexture1D;
+  int maxTexture1DMipmap;
+  int maxTexture2D[2];
+  int maxTexture2DMipmap[2];
+  int maxTexture2DLinear[3];
+  int maxTexture2DGather[2];
+  int maxTexture3D[3];
+  int maxTexture3DAlt[3];
+  int maxTextureCubemap;
+  int maxTexture1DLayered[2];
+  int maxTexture2DLayered[3];
+  int maxTextureCubemapLayered[2];
+  int maxSurface1D;
+  int maxSurface2D[2];
+  int maxSurface3D[3];
+  int maxSurface1DLayered[2];
+  int maxSurface2DLayered[3];
+  int maxSurfaceCubemap;
+  int maxSurfaceCubemapLayered[2];
   size_t surfaceAlignment;
   int concurrentKernels;
   int ECCEnabled;
@@ -182,15 +160,34 @@ struct cudaDeviceProp {
   int maxBlocksPerMultiProcessor;
   int accessPolicyMaxWindowSize;
   size_t reservedSharedMemPerBlock;
-  // hostRegisterSupported ... hostNumaMultinodeIpcSupported (20 fields of 4 bytes), then
-  // reserved[56].
-  int laterFields[20];
+  int hostRegisterSupported;
+  int sparseCudaArraySupported;
+  int hostRegisterReadOnlySupported;
+  int timelineSemaphoreInteropSupported;
+  int memoryPoolsSupported;
+  int gpuDirectRDMASupported;
+  unsigned gpuDirectRDMAFlushWritesOptions;
+  int gpuDirectRDMAWritesOrdering;
+  unsigned memoryPoolSupportedHandleTypes;
+  int deferredMappingCudaArraySupported;
+  int ipcEventSupported;
+  int clusterLaunch;
+  int unifiedFunctionPointers;
+  int deviceNumaConfig;
+  int deviceNumaId;
+  int mpsEnabled;
+  int hostNumaId;
+  unsigned gpuPciDeviceID;
+  unsigned gpuPciSubsystemID;
+  int hostNumaMultinodeIpcSupported;
   int reserved[56];
 };
 static_assert(sizeof(cudaDeviceProp) == 1008, "CUDA 13's cudaDeviceProp is 1008 bytes");
 static_assert(offsetof(cudaDeviceProp, warpSize) == 308);
 static_assert(offsetof(cudaDeviceProp, multiProcessorCount) == 384);
 static_assert(offsetof(cudaDeviceProp, sharedMemPerBlockOptin) == 672);
+static_assert(offsetof(cudaDeviceProp, maxSurfaceCubemapLayered) == 544);
+static_assert(offsetof(cudaDeviceProp, hostRegisterSupported) == 704);
 static_assert(offsetof(cudaDeviceProp, reserved) == 784);
 
 struct cudaFuncAttributes {

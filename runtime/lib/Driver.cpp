@@ -190,6 +190,8 @@ CUresult recordResult(CUresult R, cudaError_t E) {
   std::string Why = detailOf(E);
   if (!Why.empty())
     DetailText += ": " + Why;
+  // Programs built with the static runtime see driver errors only as the runtime's own.
+  log(loader::LogLevel::Debug, "driver call failed: " + DetailText);
   return R;
 }
 

@@ -112,6 +112,7 @@ CUresult cuModuleLoadDataEx(CUmodule *Module, const void *Image, unsigned NumOpt
                             CUjit_option *Options, void **Values);
 CUresult cuModuleLoadFatBinary(CUmodule *Module, const void *FatBinary);
 CUresult cuModuleUnload(CUmodule Module);
+CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *Mode);
 CUresult cuModuleGetFunction(CUfunction *Function, CUmodule Module, const char *Name);
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *Address, size_t *Bytes, CUmodule Module,
                               const char *Name);

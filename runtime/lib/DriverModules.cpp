@@ -208,6 +208,16 @@ CUresult cuModuleLoadFatBinary(CUmodule *Module, const void *FatBinary) {
   return cuModuleLoadDataEx(Module, FatBinary, 0, nullptr, nullptr);
 }
 
+// Kernels are translated at their first use: lazy loading, which is all there is.
+CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *Mode) {
+  return driverCall([&] {
+    if (!Mode)
+      return fail(cudaErrorInvalidValue);
+    *Mode = CU_MODULE_LAZY_LOADING;
+    return cudaSuccess;
+  });
+}
+
 CUresult cuModuleUnload(CUmodule Module) {
   return driverCall([&] {
     FatbinRecord *F = nullptr;

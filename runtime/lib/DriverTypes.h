@@ -84,6 +84,11 @@ enum CUjit_option : int {
   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
 };
 
+enum CUmoduleLoadingMode : int {
+  CU_MODULE_EAGER_LOADING = 1,
+  CU_MODULE_LAZY_LOADING = 2,
+};
+
 enum CUdriverProcAddressQueryResult : int {
   CU_GET_PROC_ADDRESS_SUCCESS = 0,
   CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,

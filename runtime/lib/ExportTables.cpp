@@ -15,11 +15,11 @@
 
 #include <array>
 #include <cstring>
-#include <string>
-#include <vector>
 #include <map>
 #include <mutex>
+#include <string>
 #include <utility>
+#include <vector>
 
 using namespace ptx2amd::runtime;
 
@@ -27,9 +27,9 @@ namespace {
 
 /// A slot nobody was seen to call: says which, and fails.
 template <unsigned Table, unsigned Slot> CUresult unusedSlot() {
-  log(ptx2amd::loader::LogLevel::Debug,
-      "cuGetExportTable: table " + std::to_string(Table) + " slot " + std::to_string(Slot) +
-          " called, which ptx2amd does not implement");
+  log(ptx2amd::loader::LogLevel::Debug, "cuGetExportTable: table " + std::to_string(Table) +
+                                            " slot " + std::to_string(Slot) +
+                                            " called, which ptx2amd does not implement");
   return CUDA_ERROR_NOT_SUPPORTED;
 }
 
@@ -94,8 +94,22 @@ SlotTable<1, 4> &toolsTls() {
   return T;
 }
 
+// [2], [6]: where tools' callbacks would be registered, as zeroed buffers the runtime reads
+// (none registered): a 1024-byte one and one of 14 words.
+void callbackHooks(void **Buffer, size_t *Size) {
+  static uint8_t Hooks[1024];
+  *Buffer = Hooks;
+  *Size = sizeof Hooks;
+}
+void callbackCounts(void **Buffer, size_t *Size) {
+  static uint32_t Counts[14];
+  *Buffer = Counts;
+  *Size = std::size(Counts);
+}
+
 SlotTable<2, 7> &toolsCallbackHooks() {
-  static SlotTable<2, 7> T = SlotTable<2, 7>().sized();
+  static SlotTable<2, 7> T =
+      SlotTable<2, 7>().sized().set(2, &callbackHooks).set(6, &callbackCounts);
   return T;
 }
 
@@ -125,13 +139,44 @@ SlotTable<6, 26> &deviceExtendedRt() {
 
 //===-- INTEGRITY_CHECK, CONTEXT_CHECKS ------------------------------------===//
 
-SlotTable<7, 3> &integrityCheck() {
-  static SlotTable<7, 3> T = SlotTable<7, 3>().sized();
+// [1]: the runtime's check that it talks to NVIDIA's driver. Runtimes of a release (version a
+// multiple of 10) and of its first update expect fixed answers.
+CUresult integrityCheck(uint32_t Version, uint64_t UnixSeconds, uint64_t *Out) {
+  log(ptx2amd::loader::LogLevel::Debug, "cuGetExportTable: integrity check for runtime " +
+                                            std::to_string(Version) + " at " +
+                                            std::to_string(UnixSeconds));
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  switch (Version % 10) {
+  case 0:
+    Out[0] = 0x3341181C03CB675Cull;
+    Out[1] = 0x8ED383AA1F4CD1E8ull;
+    return CUDA_SUCCESS;
+  case 1:
+    Out[0] = 0x1841181C03CB675Cull;
+    Out[1] = 0x8ED383AA1F4CD1E8ull;
+    return CUDA_SUCCESS;
+  default:
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+}
+
+SlotTable<7, 3> &integrityTable() {
+  static SlotTable<7, 3> T = SlotTable<7, 3>().sized().set(1, &integrityCheck);
   return T;
 }
 
+// [2]: a check of a context the runtime is about to use; [3]: asked once at start-up (CUDA
+// 12.3 and later). Both find nothing to object to.
+CUresult checkContext(CUcontext, uint32_t *Result, void **) {
+  if (Result)
+    *Result = 0;
+  return CUDA_SUCCESS;
+}
+CUresult checkStartup() { return CUDA_SUCCESS; }
+
 SlotTable<8, 4> &contextChecks() {
-  static SlotTable<8, 4> T = SlotTable<8, 4>().sized();
+  static SlotTable<8, 4> T = SlotTable<8, 4>().sized().set(2, &checkContext).set(3, &checkStartup);
   return T;
 }
 
@@ -168,7 +213,7 @@ const std::vector<TableEntry> &tables() {
       {"INTEGRITY_CHECK",
        {0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b, 0x8d, 0x34, 0xba, 0x12, 0x3c, 0x66, 0xe1,
         0xf2},
-       integrityCheck().Slots.data()},
+       integrityTable().Slots.data()},
       {"CONTEXT_CHECKS",
        {0x26, 0x3e, 0x88, 0x60, 0x7c, 0xd2, 0x61, 0x43, 0x92, 0xf6, 0xbb, 0xd5, 0x00, 0x6d, 0xfa,
         0x7e},

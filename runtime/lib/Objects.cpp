@@ -46,128 +46,15 @@ cudaError_t createHandle(HandleT *Out, unsigned Flags,
 
 } // namespace
 
-/// The device's value of \p A, from the same properties cudaGetDeviceProperties reports.
+/// The device's value of \p A (DeviceAttributes.def): false for a value no attribute has.
 bool deviceAttribute(const Context &C, cudaDeviceAttr A, int &Out) {
   const cudaDeviceProp &P = C.Props;
   switch (A) {
-  case cudaDevAttrClockRate:
-    Out = C.ClockRateKHz;
-    return C.ClockRateKHz > 0;
-  case cudaDevAttrTextureAlignment:
-    Out = int(P.textureAlignment);
+#define DEVICE_ATTR(Name, Value, Answer)                                                           \
+  case cudaDevAttr##Name:                                                                          \
+    Out = int(Answer);                                                                             \
     return true;
-  case cudaDevAttrTexturePitchAlignment:
-    Out = int(P.texturePitchAlignment);
-    return true;
-  case cudaDevAttrSurfaceAlignment:
-    Out = int(P.surfaceAlignment);
-    return true;
-  // Copies and kernels overlap only with copy engines, which the properties count.
-  case cudaDevAttrGpuOverlap:
-    Out = P.asyncEngineCount > 0;
-    return true;
-  // Any thread may use the device: there is no exclusive or prohibited mode.
-  case cudaDevAttrComputeMode:
-    Out = 0; // cudaComputeModeDefault
-    return true;
-  // A Windows driver model.
-  case cudaDevAttrTccDriver:
-    Out = 0;
-    return true;
-  // Streams have no priorities (cudaDeviceGetStreamPriorityRange is [0, 0]).
-  case cudaDevAttrStreamPrioritiesSupported:
-    Out = P.streamPrioritiesSupported;
-    return true;
-  // A block may use all of the device's LDS (sharedMemPerBlock): none is reserved.
-  case cudaDevAttrReservedSharedMemoryPerBlock:
-    Out = int(P.reservedSharedMemPerBlock);
-    return true;
-  // What the runtime does not implement (cudaHostRegister, memory pools, cluster launches)
-  // answers not supported: the device says so, for programs that ask before they use them.
-  case cudaDevAttrHostRegisterSupported:
-  case cudaDevAttrMemoryPoolsSupported:
-  case cudaDevAttrClusterLaunch:
-    Out = 0;
-    return true;
-  case cudaDevAttrMaxThreadsPerBlock:
-    Out = P.maxThreadsPerBlock;
-    return true;
-  case cudaDevAttrMaxBlockDimX:
-  case cudaDevAttrMaxBlockDimY:
-  case cudaDevAttrMaxBlockDimZ:
-    Out = P.maxThreadsDim[A - cudaDevAttrMaxBlockDimX];
-    return true;
-  case cudaDevAttrMaxGridDimX:
-  case cudaDevAttrMaxGridDimY:
-  case cudaDevAttrMaxGridDimZ:
-    Out = P.maxGridSize[A - cudaDevAttrMaxGridDimX];
-    return true;
-  case cudaDevAttrMaxSharedMemoryPerBlock:
-    Out = int(P.sharedMemPerBlock);
-    return true;
-  case cudaDevAttrTotalConstantMemory:
-    Out = int(P.totalConstMem);
-    return true;
-  case cudaDevAttrWarpSize:
-    Out = P.warpSize;
-    return true;
-  case cudaDevAttrMaxPitch:
-    Out = int(P.memPitch);
-    return true;
-  case cudaDevAttrMaxRegistersPerBlock:
-    Out = P.regsPerBlock;
-    return true;
-  case cudaDevAttrMultiProcessorCount:
-    Out = P.multiProcessorCount;
-    return true;
-  case cudaDevAttrIntegrated:
-    Out = P.integrated;
-    return true;
-  case cudaDevAttrCanMapHostMemory:
-    Out = P.canMapHostMemory;
-    return true;
-  case cudaDevAttrConcurrentKernels:
-    Out = P.concurrentKernels;
-    return true;
-  case cudaDevAttrL2CacheSize:
-    Out = P.l2CacheSize;
-    return true;
-  case cudaDevAttrMaxThreadsPerMultiProcessor:
-    Out = P.maxThreadsPerMultiProcessor;
-    return true;
-  case cudaDevAttrAsyncEngineCount:
-    Out = P.asyncEngineCount;
-    return true;
-  case cudaDevAttrUnifiedAddressing:
-    Out = P.unifiedAddressing;
-    return true;
-  case cudaDevAttrComputeCapabilityMajor:
-    Out = P.major;
-    return true;
-  case cudaDevAttrComputeCapabilityMinor:
-    Out = P.minor;
-    return true;
-  case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
-    Out = int(P.sharedMemPerMultiprocessor);
-    return true;
-  case cudaDevAttrMaxRegistersPerMultiprocessor:
-    Out = P.regsPerMultiprocessor;
-    return true;
-  case cudaDevAttrManagedMemory:
-    Out = P.managedMemory;
-    return true;
-  case cudaDevAttrConcurrentManagedAccess:
-    Out = P.concurrentManagedAccess;
-    return true;
-  case cudaDevAttrCooperativeLaunch:
-    Out = P.cooperativeLaunch;
-    return true;
-  case cudaDevAttrMaxSharedMemoryPerBlockOptin:
-    Out = int(P.sharedMemPerBlockOptin);
-    return true;
-  case cudaDevAttrMaxBlocksPerMultiprocessor:
-    Out = P.maxBlocksPerMultiProcessor;
-    return true;
+#include "DeviceAttributes.def"
   }
   return false;
 }

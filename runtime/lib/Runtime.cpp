@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <unistd.h>
+
 using namespace llvm;
 
 namespace ptx2amd::runtime {
@@ -60,6 +62,38 @@ cudaDeviceProp deviceProperties(const loader::DeviceProperties &P) {
   D.maxThreadsPerMultiProcessor = 2048;
   D.managedMemory = 1;
   D.maxBlocksPerMultiProcessor = 32;
+  D.globalL1CacheSupported = D.localL1CacheSupported = 1;
+  // The limits of AMD's image resources (14-bit width and height, 13-bit depth and array size,
+  // a 14-bit pitch in elements of up to 16 bytes), which textures and surfaces are made of.
+  const int Dim = 16384, Depth = 8192, Layers = 8192;
+  D.maxTexture1D = D.maxTexture1DMipmap = D.maxTextureCubemap = Dim;
+  D.maxTexture2D[0] = D.maxTexture2D[1] = D.maxTexture2DMipmap[0] = D.maxTexture2DMipmap[1] = Dim;
+  D.maxTexture2DLinear[0] = D.maxTexture2DLinear[1] = Dim;
+  D.maxTexture2DLinear[2] = Dim * 16;
+  D.maxTexture2DGather[0] = D.maxTexture2DGather[1] = Dim;
+  D.maxTexture3D[0] = D.maxTexture3D[1] = D.maxTexture3DAlt[0] = D.maxTexture3DAlt[1] = Dim;
+  D.maxTexture3D[2] = D.maxTexture3DAlt[2] = Depth;
+  D.maxTexture1DLayered[0] = D.maxTexture2DLayered[0] = D.maxTexture2DLayered[1] = Dim;
+  D.maxTexture1DLayered[1] = D.maxTexture2DLayered[2] = Layers;
+  // Layers of cube maps come six at a time.
+  D.maxTextureCubemapLayered[0] = Dim;
+  D.maxTextureCubemapLayered[1] = Layers / 6 * 6;
+  D.maxSurface1D = D.maxSurfaceCubemap = Dim;
+  D.maxSurface2D[0] = D.maxSurface2D[1] = D.maxSurface3D[0] = D.maxSurface3D[1] = Dim;
+  D.maxSurface3D[2] = Depth;
+  D.maxSurface1DLayered[0] = D.maxSurface2DLayered[0] = D.maxSurface2DLayered[1] = Dim;
+  D.maxSurface1DLayered[1] = D.maxSurface2DLayered[2] = Layers;
+  D.maxSurfaceCubemapLayered[0] = Dim;
+  D.maxSurfaceCubemapLayered[1] = Layers / 6 * 6;
+  // Not placed on a NUMA node the runtime knows of.
+  D.deviceNumaId = D.hostNumaId = -1;
+  if (D.integrated) {
+    // The host device's memory is the host's: kernels reach any of it, atomics included.
+    D.hostNativeAtomicSupported = D.pageableMemoryAccess = 1;
+    D.pageableMemoryAccessUsesHostPageTables = D.directManagedMemAccessFromHost = 1;
+    long L2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    D.l2CacheSize = L2 > 0 && L2 < INT32_MAX ? int(L2) : 0;
+  }
   return D;
 }
 
@@ -119,6 +153,11 @@ Context::Context(loader::Device &D, loader::LoaderOptions Opts)
   // The loader does not report a GPU's clock; the host device's is the CPU's.
   if (D.properties().Format == loader::ModuleFormat::Ptx)
     ClockRateKHz = hostClockRateKHz();
+  // CDNA computes f64 at the f32 rate; RDNA at 1/16 of it; the CPU's SIMD units at half.
+  if (D.properties().Format == loader::ModuleFormat::Ptx)
+    SingleToDoubleRatio = 2;
+  else if (D.properties().WaveSize == 32)
+    SingleToDoubleRatio = 16;
 }
 
 cudaError_t context(Context *&Out) {

@@ -164,6 +164,8 @@ struct Context {
   loader::ModuleLoader Loader;
   cudaDeviceProp Props{};
   int ClockRateKHz = 0; ///< cudaDevAttrClockRate (CUDA 13's properties have none); 0: unknown
+  /// cudaDevAttrSingleToDoublePrecisionPerfRatio: f32 over f64 throughput.
+  int SingleToDoubleRatio = 1;
 
   std::mutex Mutex; ///< guards what follows
   std::unordered_map<cudaStream_t, std::unique_ptr<StreamRecord>> Streams;
