@@ -95,16 +95,6 @@ cudaError_t deviceContext(CUdevice Device, Context *&C) {
 }
 
 /// A handle of a live context: the primary one or a created one.
-cudaError_t checkContext(CUcontext Ctx, DriverContext *&Out) {
-  auto *C = reinterpret_cast<DriverContext *>(Ctx);
-  DriverState &S = driverState();
-  std::lock_guard<std::mutex> Lock(S.Mutex);
-  if (C != &S.PrimaryContext && !S.Created.count(C))
-    return fail(cudaErrorDeviceUninitialized, formatv("no context {0}", (const void *)Ctx).str());
-  Out = C;
-  return cudaSuccess;
-}
-
 cudaError_t createContext(CUcontext *Out, unsigned Flags, CUdevice Device) {
   if (!Out)
     return fail(cudaErrorInvalidValue);
@@ -125,6 +115,7 @@ cudaError_t createContext(CUcontext *Out, unsigned Flags, CUdevice Device) {
 /// Unloads the modules of the primary context (its reset, or its last release).
 cudaError_t resetPrimary() {
   DriverState &S = driverState();
+  releaseLocalStorage(S.PrimaryContext);
   std::vector<FatbinRecord *> Modules;
   {
     std::lock_guard<std::mutex> Lock(S.Mutex);
@@ -140,6 +131,16 @@ namespace ptx2amd::runtime {
 DriverState &driverState() {
   static DriverState *S = new DriverState;
   return *S;
+}
+
+cudaError_t contextOf(CUcontext Ctx, DriverContext *&Out) {
+  auto *C = reinterpret_cast<DriverContext *>(Ctx);
+  DriverState &S = driverState();
+  std::lock_guard<std::mutex> Lock(S.Mutex);
+  if (C != &S.PrimaryContext && !S.Created.count(C))
+    return fail(cudaErrorDeviceUninitialized, formatv("no context {0}", (const void *)Ctx).str());
+  Out = C;
+  return cudaSuccess;
 }
 
 // The runtime API initialises the driver as CUDA's does: a program may call the driver API
@@ -439,10 +440,11 @@ CUresult cuCtxCreate_v4(CUcontext *Ctx, void *Params, unsigned Flags, CUdevice D
 CUresult cuCtxDestroy_v2(CUcontext Ctx) {
   return driverCall([&] {
     DriverContext *C = nullptr;
-    if (cudaError_t E = checkContext(Ctx, C))
+    if (cudaError_t E = contextOf(Ctx, C))
       return E;
     if (C->Primary)
       return fail(cudaErrorInvalidValue, "the primary context is released, not destroyed");
+    releaseLocalStorage(*C);
     std::vector<FatbinRecord *> Modules;
     {
       DriverState &S = driverState();
@@ -459,7 +461,7 @@ CUresult cuCtxDestroy_v2(CUcontext Ctx) {
 CUresult cuCtxPushCurrent_v2(CUcontext Ctx) {
   return driverCall([&] {
     DriverContext *C = nullptr;
-    if (cudaError_t E = checkContext(Ctx, C))
+    if (cudaError_t E = contextOf(Ctx, C))
       return E;
     ContextStack.push_back(C);
     return cudaSuccess;
@@ -485,7 +487,7 @@ CUresult cuCtxSetCurrent(CUcontext Ctx) {
       return cudaSuccess;
     }
     DriverContext *C = nullptr;
-    if (cudaError_t E = checkContext(Ctx, C))
+    if (cudaError_t E = contextOf(Ctx, C))
       return E;
     if (ContextStack.empty())
       ContextStack.push_back(C);
@@ -528,7 +530,7 @@ CUresult cuCtxGetDevice_v2(CUdevice *Device, CUcontext Ctx) {
     if (!Device)
       return fail(cudaErrorInvalidValue);
     DriverContext *C = nullptr;
-    if (cudaError_t E = Ctx ? checkContext(Ctx, C) : currentContext(C))
+    if (cudaError_t E = Ctx ? contextOf(Ctx, C) : currentContext(C))
       return E;
     *Device = 0;
     return cudaSuccess;
@@ -553,7 +555,7 @@ CUresult cuCtxGetApiVersion(CUcontext Ctx, unsigned *Version) {
     if (!Version)
       return fail(cudaErrorInvalidValue);
     DriverContext *C = nullptr;
-    if (cudaError_t E = Ctx ? checkContext(Ctx, C) : currentContext(C))
+    if (cudaError_t E = Ctx ? contextOf(Ctx, C) : currentContext(C))
       return E;
     *Version = 3020;
     return cudaSuccess;
@@ -566,7 +568,7 @@ CUresult cuCtxSynchronize() { return cuCtxSynchronize_v2(nullptr); }
 CUresult cuCtxSynchronize_v2(CUcontext Ctx) {
   return driverCall([&] {
     DriverContext *DC = nullptr;
-    if (cudaError_t E = Ctx ? checkContext(Ctx, DC) : currentContext(DC))
+    if (cudaError_t E = Ctx ? contextOf(Ctx, DC) : currentContext(DC))
       return E;
     Context *C = nullptr;
     if (cudaError_t E = context(C))

@@ -15,15 +15,22 @@
 #include "DriverTypes.h"
 #include "Runtime.h"
 
+#include <map>
 #include <unordered_set>
 
 namespace ptx2amd::runtime {
+
+/// Called with (context, key, value) when a context-local value goes with its context.
+using LocalStorageDestructor = void (*)(CUcontext, void *, void *);
 
 struct DriverContext {
   explicit DriverContext(bool IsPrimary = false) : Primary(IsPrimary) {}
   bool Primary;
   unsigned Flags = 0;
   std::vector<FatbinRecord *> Modules; ///< loaded while it was current
+  /// The static runtime's per-context state (ExportTables.cpp), by its key; guarded by
+  /// DriverState::Mutex.
+  std::map<void *, std::pair<void *, LocalStorageDestructor>> LocalStorage;
 };
 
 struct DriverState {
@@ -33,6 +40,7 @@ struct DriverState {
   std::unordered_set<DriverContext *> Created; ///< live cuCtxCreate contexts
   std::unordered_map<const FatbinRecord *, std::unique_ptr<FatbinRecord>> Modules;
   std::unordered_set<const KernelRecord *> Functions; ///< of live modules
+  std::unordered_set<const FatbinRecord *> Libraries; ///< the modules that are CUlibrary
 };
 DriverState &driverState();
 
@@ -54,6 +62,24 @@ template <typename Body> CUresult driverCall(Body &&B) noexcept {
 /// thread has used the runtime API (which makes it current there, as CUDA's runtime does).
 /// None is cudaErrorDeviceUninitialized (CUDA_ERROR_INVALID_CONTEXT).
 cudaError_t currentContext(DriverContext *&Out);
+
+/// The bytes of an image passed by address alone (a fatbin container, an ELF, PTX text).
+llvm::ArrayRef<uint8_t> imageBytes(const void *Image);
+/// Keeps the module \p M (opened as \p Name) as a FatbinRecord owned by context \p Owner, or by
+/// no context (a library) when null; an open failure is cudaErrorInvalidSource, its text also
+/// in \p ErrorLog.
+cudaError_t registerModule(llvm::Expected<std::unique_ptr<loader::LazyModule>> M,
+                           const std::string &Name, DriverContext *Owner, FatbinRecord *&Out,
+                           std::string *ErrorLog = nullptr);
+/// Module \p F's kernel \p Name, translating the module at the first lookup.
+cudaError_t functionIn(FatbinRecord &F, const char *Name, KernelRecord *&Out);
+/// Module \p F's variable \p Name: its device address and size (either may be null).
+cudaError_t globalIn(FatbinRecord &F, const char *Name, CUdeviceptr *Address, size_t *Bytes);
+
+/// The live context behind a handle.
+cudaError_t contextOf(CUcontext Ctx, DriverContext *&Out);
+/// Runs and forgets the context-local values' destructors of \p C (reset or destroyed).
+void releaseLocalStorage(DriverContext &C);
 
 /// The live module or function behind a handle.
 cudaError_t moduleOf(CUmodule M, FatbinRecord *&Out);
@@ -116,6 +142,27 @@ CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *Mode);
 CUresult cuModuleGetFunction(CUfunction *Function, CUmodule Module, const char *Name);
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *Address, size_t *Bytes, CUmodule Module,
                               const char *Name);
+CUresult cuLibraryLoadData(CUlibrary *Library, const void *Code, CUjit_option *JitOptions,
+                           void **JitValues, unsigned NumJitOptions, void *LibraryOptions,
+                           void **LibraryValues, unsigned NumLibraryOptions);
+CUresult cuLibraryLoadFromFile(CUlibrary *Library, const char *Path, CUjit_option *JitOptions,
+                               void **JitValues, unsigned NumJitOptions, void *LibraryOptions,
+                               void **LibraryValues, unsigned NumLibraryOptions);
+CUresult cuLibraryUnload(CUlibrary Library);
+CUresult cuLibraryGetModule(CUmodule *Module, CUlibrary Library);
+CUresult cuLibraryGetKernel(CUkernel *Kernel, CUlibrary Library, const char *Name);
+CUresult cuLibraryGetGlobal(CUdeviceptr *Address, size_t *Bytes, CUlibrary Library,
+                            const char *Name);
+CUresult cuLibraryGetManaged(CUdeviceptr *Address, size_t *Bytes, CUlibrary Library,
+                             const char *Name);
+CUresult cuKernelGetFunction(CUfunction *Function, CUkernel Kernel);
+CUresult cuKernelGetLibrary(CUlibrary *Library, CUkernel Kernel);
+CUresult cuKernelGetAttribute(int *Value, CUfunction_attribute Attribute, CUkernel Kernel,
+                              CUdevice Device);
+CUresult cuKernelSetAttribute(CUfunction_attribute Attribute, int Value, CUkernel Kernel,
+                              CUdevice Device);
+CUresult cuKernelSetCacheConfig(CUkernel Kernel, int Config, CUdevice Device);
+CUresult cuKernelGetName(const char **Name, CUkernel Kernel);
 CUresult cuFuncGetAttribute(int *Value, CUfunction_attribute Attribute, CUfunction Function);
 CUresult cuFuncSetAttribute(CUfunction Function, CUfunction_attribute Attribute, int Value);
 CUresult cuFuncSetCacheConfig(CUfunction Function, int Config);

@@ -65,26 +65,10 @@ cudaError_t loadModule(CUmodule *Out, ArrayRef<uint8_t> Bytes, const std::string
   Context *C = nullptr;
   if (cudaError_t E = context(C))
     return E;
-  auto M = C->Loader.open(Bytes, Name);
-  if (!M) {
-    std::string Why = toString(M.takeError());
-    if (ErrorLog)
-      *ErrorLog = Why;
-    return fail(cudaErrorInvalidSource, Why);
-  }
-  auto F = std::make_unique<FatbinRecord>();
-  F->Name = Name;
-  F->Opened = true;
-  F->Module = std::move(*M);
-  FatbinRecord *Handle = F.get();
-  DriverState &S = driverState();
-  {
-    std::lock_guard<std::mutex> Lock(S.Mutex);
-    S.Modules.emplace(Handle, std::move(F));
-    DC->Modules.push_back(Handle);
-  }
-  log(loader::LogLevel::Debug, "loaded module '" + Name + "'");
-  *Out = reinterpret_cast<CUmodule>(Handle);
+  FatbinRecord *F = nullptr;
+  if (cudaError_t E = registerModule(C->Loader.open(Bytes, Name), Name, DC, F, ErrorLog))
+    return E;
+  *Out = reinterpret_cast<CUmodule>(F);
   return cudaSuccess;
 }
 
@@ -105,6 +89,67 @@ struct JitLog {
 } // namespace
 
 namespace ptx2amd::runtime {
+
+ArrayRef<uint8_t> imageBytes(const void *Image) { return imageExtent(Image); }
+
+cudaError_t registerModule(Expected<std::unique_ptr<loader::LazyModule>> M, const std::string &Name,
+                           DriverContext *Owner, FatbinRecord *&Out, std::string *ErrorLog) {
+  if (!M) {
+    std::string Why = toString(M.takeError());
+    if (ErrorLog)
+      *ErrorLog = Why;
+    return fail(cudaErrorInvalidSource, Why);
+  }
+  auto F = std::make_unique<FatbinRecord>();
+  F->Name = Name;
+  F->Opened = true;
+  F->Module = std::move(*M);
+  FatbinRecord *Handle = F.get();
+  DriverState &S = driverState();
+  {
+    std::lock_guard<std::mutex> Lock(S.Mutex);
+    S.Modules.emplace(Handle, std::move(F));
+    if (Owner)
+      Owner->Modules.push_back(Handle);
+  }
+  log(loader::LogLevel::Debug, "loaded module '" + Name + "'");
+  Out = Handle;
+  return cudaSuccess;
+}
+
+cudaError_t functionIn(FatbinRecord &F, const char *Name, KernelRecord *&Out) {
+  std::lock_guard<std::mutex> Lock(F.Mutex);
+  for (auto &K : F.Kernels)
+    if (K->Name == Name) {
+      Out = K.get();
+      return cudaSuccess;
+    }
+  if (Error E = F.Module->load())
+    return fail(cudaErrorInvalidPtx, std::move(E));
+  if (!F.Module->hasKernel(Name))
+    return fail(cudaErrorSymbolNotFound,
+                formatv("no kernel '{0}' in {1}", Name, F.Module->name()).str());
+  auto K = std::make_unique<KernelRecord>();
+  K->Fatbin = &F;
+  K->Name = Name;
+  Out = K.get();
+  F.Kernels.push_back(std::move(K));
+  DriverState &S = driverState();
+  std::lock_guard<std::mutex> StateLock(S.Mutex);
+  S.Functions.insert(Out);
+  return cudaSuccess;
+}
+
+cudaError_t globalIn(FatbinRecord &F, const char *Name, CUdeviceptr *Address, size_t *Bytes) {
+  auto G = F.Module->global(Name);
+  if (!G)
+    return fail(cudaErrorSymbolNotFound, G.takeError());
+  if (Address)
+    *Address = CUdeviceptr(uintptr_t(G->Address));
+  if (Bytes)
+    *Bytes = G->Size;
+  return cudaSuccess;
+}
 
 cudaError_t moduleOf(CUmodule M, FatbinRecord *&Out) {
   DriverState &S = driverState();
@@ -244,26 +289,10 @@ CUresult cuModuleGetFunction(CUfunction *Function, CUmodule Module, const char *
     FatbinRecord *F = nullptr;
     if (cudaError_t E = moduleOf(Module, F))
       return E;
-    std::lock_guard<std::mutex> Lock(F->Mutex);
-    for (auto &K : F->Kernels)
-      if (K->Name == Name) {
-        *Function = reinterpret_cast<CUfunction>(K.get());
-        return cudaSuccess;
-      }
-    if (Error E = F->Module->load())
-      return fail(cudaErrorInvalidPtx, std::move(E));
-    if (!F->Module->hasKernel(Name))
-      return fail(cudaErrorSymbolNotFound,
-                  formatv("no kernel '{0}' in {1}", Name, F->Module->name()).str());
-    auto K = std::make_unique<KernelRecord>();
-    K->Fatbin = F;
-    K->Name = Name;
-    KernelRecord *Handle = K.get();
-    F->Kernels.push_back(std::move(K));
-    DriverState &S = driverState();
-    std::lock_guard<std::mutex> StateLock(S.Mutex);
-    S.Functions.insert(Handle);
-    *Function = reinterpret_cast<CUfunction>(Handle);
+    KernelRecord *K = nullptr;
+    if (cudaError_t E = functionIn(*F, Name, K))
+      return E;
+    *Function = reinterpret_cast<CUfunction>(K);
     return cudaSuccess;
   });
 }
@@ -276,14 +305,7 @@ CUresult cuModuleGetGlobal_v2(CUdeviceptr *Address, size_t *Bytes, CUmodule Modu
     FatbinRecord *F = nullptr;
     if (cudaError_t E = moduleOf(Module, F))
       return E;
-    auto G = F->Module->global(Name);
-    if (!G)
-      return fail(cudaErrorSymbolNotFound, G.takeError());
-    if (Address)
-      *Address = CUdeviceptr(uintptr_t(G->Address));
-    if (Bytes)
-      *Bytes = G->Size;
-    return cudaSuccess;
+    return globalIn(*F, Name, Address, Bytes);
   });
 }
 

@@ -82,8 +82,58 @@ CUresult primaryContext(CUcontext *Ctx, CUdevice Device) {
   });
 }
 
+/// A module of the current context from a __fatBinC_Wrapper_t (or, \p IsHeader, from the fatbin
+/// container it points to).
+cudaError_t moduleFromFatbin(CUmodule *Module, const void *Image, bool IsHeader) {
+  if (!Module || !Image)
+    return fail(cudaErrorInvalidValue);
+  DriverContext *DC = nullptr;
+  if (cudaError_t E = currentContext(DC))
+    return E;
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  FatbinRecord *F = nullptr;
+  std::string Name = IsHeader ? "fatbin" : "registered fatbin";
+  if (cudaError_t E = registerModule(IsHeader ? C->Loader.open(imageBytes(Image), Name)
+                                              : C->Loader.openWrapper(Image, Name),
+                                     Name, DC, F))
+    return E;
+  *Module = reinterpret_cast<CUmodule>(F);
+  return cudaSuccess;
+}
+
+// [1]: a module from a fatbin wrapper.
+CUresult moduleFromWrapper(CUmodule *Module, const void *Wrapper) {
+  return driverCall([&] { return moduleFromFatbin(Module, Wrapper, false); });
+}
+// [6]: the same, with arguments the runtime leaves null (anything else is refused).
+CUresult moduleFromWrapperEx(CUmodule *Module, const void *Wrapper, void *A3, void *A4, unsigned) {
+  return driverCall([&] {
+    if (A3 || A4)
+      return fail(cudaErrorNotSupported, "CUDART_INTERFACE slot 6 with extra arguments");
+    return moduleFromFatbin(Module, Wrapper, false);
+  });
+}
+// [8]: from the fatbin container itself, module second.
+CUresult moduleFromHeaderEx(const void *Header, CUmodule *Module, void *A3, void *A4, unsigned A5) {
+  return driverCall([&] {
+    if (A3 || A4 || A5)
+      return fail(cudaErrorNotSupported, "CUDART_INTERFACE slot 8 with extra arguments");
+    return moduleFromFatbin(Module, Header, true);
+  });
+}
+// [7]: takes a size, asks nothing of the driver.
+CUresult cudartNotice(size_t) { return CUDA_SUCCESS; }
+
 SlotTable<0, 10> &cudartInterface() {
-  static SlotTable<0, 10> T = SlotTable<0, 10>().sized().set(2, &primaryContext);
+  static SlotTable<0, 10> T = SlotTable<0, 10>()
+                                  .sized()
+                                  .set(1, &moduleFromWrapper)
+                                  .set(2, &primaryContext)
+                                  .set(6, &moduleFromWrapperEx)
+                                  .set(7, &cudartNotice)
+                                  .set(8, &moduleFromHeaderEx);
   return T;
 }
 
@@ -115,8 +165,56 @@ SlotTable<2, 7> &toolsCallbackHooks() {
 
 //===-- CONTEXT_LOCAL_STORAGE_V0301 (no size slot) -------------------------===//
 
+/// The context a slot names: \p Ctx, or the current one when null.
+cudaError_t storageContext(CUcontext Ctx, DriverContext *&Out) {
+  return Ctx ? contextOf(Ctx, Out) : currentContext(Out);
+}
+
+// [0]: keeps (value, destructor) under key for the context; the destructor runs when the
+// context is reset or destroyed.
+CUresult putLocal(CUcontext Ctx, void *Key, void *Value, LocalStorageDestructor Destructor) {
+  return driverCall([&] {
+    DriverContext *C = nullptr;
+    if (cudaError_t E = storageContext(Ctx, C))
+      return E;
+    std::lock_guard<std::mutex> Lock(driverState().Mutex);
+    C->LocalStorage[Key] = {Value, Destructor};
+    return cudaSuccess;
+  });
+}
+
+// [1]: forgets key's value, without its destructor.
+CUresult deleteLocal(CUcontext Ctx, void *Key) {
+  return driverCall([&] {
+    DriverContext *C = nullptr;
+    if (cudaError_t E = storageContext(Ctx, C))
+      return E;
+    std::lock_guard<std::mutex> Lock(driverState().Mutex);
+    C->LocalStorage.erase(Key);
+    return cudaSuccess;
+  });
+}
+
+// [2]: key's value; CUDA_ERROR_INVALID_HANDLE when there is none, which tells the runtime to
+// make its state for the context.
+CUresult getLocal(void **Value, CUcontext Ctx, void *Key) {
+  if (!driverInitialized())
+    return CUDA_ERROR_NOT_INITIALIZED;
+  DriverContext *C = nullptr;
+  if (cudaError_t E = storageContext(Ctx, C))
+    return toResult(E);
+  std::lock_guard<std::mutex> Lock(driverState().Mutex);
+  auto It = C->LocalStorage.find(Key);
+  if (It == C->LocalStorage.end())
+    return CUDA_ERROR_INVALID_HANDLE; // expected, not an error worth a log line
+  *Value = It->second.first;
+  return CUDA_SUCCESS;
+}
+
+// No size slot; [3] is empty.
 SlotTable<3, 4> &contextLocalStorage() {
-  static SlotTable<3, 4> T;
+  static SlotTable<3, 4> T =
+      SlotTable<3, 4>().set(0, &putLocal).set(1, &deleteLocal).set(2, &getLocal).null(3);
   return T;
 }
 
@@ -223,6 +321,18 @@ const std::vector<TableEntry> &tables() {
 }
 
 } // namespace
+
+void ptx2amd::runtime::releaseLocalStorage(DriverContext &C) {
+  std::map<void *, std::pair<void *, LocalStorageDestructor>> Values;
+  {
+    std::lock_guard<std::mutex> Lock(driverState().Mutex);
+    Values.swap(C.LocalStorage);
+  }
+  // Outside the lock: a destructor may call back into the driver.
+  for (auto &[Key, Entry] : Values)
+    if (Entry.second)
+      Entry.second(reinterpret_cast<CUcontext>(&C), Key, Entry.first);
+}
 
 extern "C" {
 
