@@ -1,10 +1,10 @@
 // driver_api: the driver API as CUDA defines it, with no runtime API call: cuInit, devices,
 // primary and created contexts, modules loaded from a .ptx file (cuModuleLoad), from a .fatbin
 // file's bytes (cuModuleLoadData, cuModuleLoadFatBinary) and from PTX text in memory
-// (cuModuleLoadDataEx with an error log), functions and globals, launches with kernelParams and
-// with `extra`, dynamic shared memory, memory (copies, memsets of 1, 2 and 4 bytes), streams,
-// events, and error results: a kernel that cannot be translated fails its launch with a result
-// whose text names it and why, and the process goes on.
+// (cuModuleLoadDataEx with an error log), libraries (cuLibrary*, cuKernel*), functions and globals,
+// launches with kernelParams and with `extra`, dynamic shared memory, memory (copies, memsets of 1,
+// 2 and 4 bytes), streams, events, and error results: a kernel that cannot be translated fails its
+// launch with a result whose text names it and why, and the process goes on.
 //
 // The .ptx and .fatbin files are found next to the executable.
 #include <cstdio>
@@ -180,6 +180,70 @@ int main() {
   CU(cuModuleUnload(fromFatbin2));
   CUfunction gone;
   EXPECT(cuModuleGetFunction(&gone, fromFatbin2, "scale_add") == CUDA_ERROR_INVALID_HANDLE);
+
+  // The same fatbin as a library (context-independent), its kernel launched as a CUkernel and
+  // through its CUfunction, its module and globals; and the .ptx file as a library.
+  {
+    CUlibrary lib;
+    CU(cuLibraryLoadData(&lib, fatbin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+    CUmodule libModule;
+    CU(cuLibraryGetModule(&libModule, lib));
+    if (runScaleAdd(libModule, 9))
+      return 1;
+    CUkernel kernel;
+    CU(cuLibraryGetKernel(&kernel, lib, "scale_add"));
+    CUfunction viaKernel;
+    CU(cuKernelGetFunction(&viaKernel, kernel));
+    CUfunction viaModule;
+    CU(cuModuleGetFunction(&viaModule, libModule, "scale_add"));
+    EXPECT(viaKernel == viaModule);
+    const char *kernelName = nullptr;
+    CU(cuKernelGetName(&kernelName, kernel));
+    EXPECT(kernelName && strcmp(kernelName, "scale_add") == 0);
+    CUlibrary owner;
+    CU(cuKernelGetLibrary(&owner, kernel));
+    EXPECT(owner == lib);
+    int maxThreads = 0;
+    CU(cuKernelGetAttribute(&maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, kernel, dev));
+    EXPECT(maxThreads >= 128);
+    CUdeviceptr offsetVar;
+    size_t offsetBytes = 0;
+    CU(cuLibraryGetGlobal(&offsetVar, &offsetBytes, lib, "g_offset"));
+    EXPECT(offsetBytes == sizeof(int));
+    int offset = -4;
+    CU(cuMemcpyHtoD(offsetVar, &offset, sizeof offset));
+    const int n = 256;
+    CUdeviceptr dx, dy;
+    CU(cuMemAlloc(&dx, n * sizeof(float)));
+    CU(cuMemAlloc(&dy, n * sizeof(float)));
+    std::vector<float> x(n, 2.0f), y(n);
+    CU(cuMemcpyHtoD(dx, x.data(), n * sizeof(float)));
+    int count = n;
+    void *params[] = {&dx, &dy, &count};
+    // CUDA accepts a CUkernel where a CUfunction is asked for.
+    CU(cuLaunchKernel((CUfunction)kernel, n / 64, 1, 1, 64, 1, 1, 0, nullptr, params, nullptr));
+    CU(cuCtxSynchronize());
+    CU(cuMemcpyDtoH(y.data(), dy, n * sizeof(float)));
+    const float scale[4] = {1.0f, -2.0f, 0.5f, 3.0f}; // what runScaleAdd stored
+    for (int i = 0; i < n; ++i)
+      EXPECT(y[i] == scale[i % 4] * 2.0f - 4.0f);
+    CU(cuMemFree(dx));
+    CU(cuMemFree(dy));
+    CUkernel none;
+    EXPECT(cuLibraryGetKernel(&none, lib, "no_such_kernel") == CUDA_ERROR_NOT_FOUND);
+    CU(cuLibraryUnload(lib));
+    EXPECT(cuLibraryGetKernel(&none, lib, "scale_add") == CUDA_ERROR_INVALID_HANDLE);
+
+    CUlibrary fromFile;
+    CU(cuLibraryLoadFromFile(&fromFile, ptxPath.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+    CUmodule fileModule;
+    CU(cuLibraryGetModule(&fileModule, fromFile));
+    if (runScaleAdd(fileModule, 2))
+      return 1;
+    CU(cuLibraryUnload(fromFile));
+    EXPECT(cuLibraryLoadFromFile(&fromFile, "/nonexistent/kernels.ptx", nullptr, nullptr, 0,
+                                 nullptr, nullptr, 0) == CUDA_ERROR_FILE_NOT_FOUND);
+  }
 
   // A kernel with arguments launched without them is refused.
   {
