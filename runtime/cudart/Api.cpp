@@ -5,6 +5,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <atomic>
+#include <cstdio>
 #include <mutex>
 
 using namespace llvm;
@@ -12,17 +14,6 @@ using namespace ptx2amd;
 using namespace ptx2amd::runtime;
 
 namespace {
-
-/// cudaDeviceSetLimit's values, kept and reported: the translated code has no device-side heap
-/// or printf FIFO of these sizes, and its stacks are sized by the compiler.
-struct Limits {
-  std::mutex Mutex;
-  size_t Values[7] = {1024, 1 << 20, 8 << 20, 2, 2048, 64, 0};
-};
-Limits &limits() {
-  static Limits *L = new Limits;
-  return *L;
-}
 
 /// cudaGetDriverEntryPoint(ByVersion): cuGetProcAddress's answer, found or not, as a success
 /// (the runtime's contract: a null function and the status say what was missing). The flags
@@ -127,9 +118,123 @@ cudaError_t cudaSetDevice(int Device) {
   return guarded([&] { return checkDevice(Device); });
 }
 
+// Scheduling and mapping flags: kept and reported; the host waits the same way whatever they
+// say, and host memory is always mapped.
+std::atomic<unsigned> DeviceFlags{0};
+constexpr unsigned KnownDeviceFlags = 0x1f; // cudaDeviceSchedule* | MapHost | LmemResizeToMax
+
 cudaError_t cudaSetDeviceFlags(unsigned Flags) {
-  return guarded([&] { return checkDevice(0); });
+  return guarded([&] {
+    if (Flags & ~KnownDeviceFlags)
+      return fail(cudaErrorInvalidValue, formatv("device flags {0:x}", Flags).str());
+    DeviceFlags = Flags;
+    return checkDevice(0);
+  });
 }
+
+cudaError_t cudaInitDevice(int Device, unsigned DeviceFlags, unsigned Flags) {
+  return guarded([&] {
+    if (Flags & ~1u) // cudaInitDeviceFlagsAreValid
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = checkDevice(Device))
+      return E;
+    return Flags ? cudaSetDeviceFlags(DeviceFlags) : cudaSuccess;
+  });
+}
+
+// There is one device: it is the best match for any properties.
+cudaError_t cudaChooseDevice(int *Device, const cudaDeviceProp *Prop) {
+  return guarded([&] {
+    if (!Device || !Prop)
+      return fail(cudaErrorInvalidValue);
+    *Device = 0;
+    return checkDevice(0);
+  });
+}
+
+// The L1/LDS split and the LDS bank width are fixed on AMD GPUs: preferences are accepted and
+// reported as what the device has (no preference, 4-byte banks).
+cudaError_t cudaDeviceGetCacheConfig(int *Config) {
+  return guarded([&] {
+    if (!Config)
+      return fail(cudaErrorInvalidValue);
+    *Config = 0; // cudaFuncCachePreferNone
+    return checkDevice(0);
+  });
+}
+cudaError_t cudaDeviceSetCacheConfig(int Config) {
+  return guarded([&] {
+    if (Config < 0 || Config > 3)
+      return fail(cudaErrorInvalidValue);
+    return checkDevice(0);
+  });
+}
+cudaError_t cudaDeviceGetSharedMemConfig(int *Config) {
+  return guarded([&] {
+    if (!Config)
+      return fail(cudaErrorInvalidValue);
+    *Config = 1; // cudaSharedMemBankSizeFourByte
+    return checkDevice(0);
+  });
+}
+cudaError_t cudaDeviceSetSharedMemConfig(int Config) {
+  return guarded([&] {
+    if (Config < 0 || Config > 2)
+      return fail(cudaErrorInvalidValue);
+    return checkDevice(0);
+  });
+}
+cudaError_t cudaFuncSetSharedMemConfig(const void *Func, int Config) {
+  return guarded([&] {
+    if (!Func || Config < 0 || Config > 2)
+      return fail(cudaErrorInvalidValue);
+    return findKernel(Func) ? cudaSuccess : fail(cudaErrorInvalidDeviceFunction);
+  });
+}
+
+// "domain:bus:device.function", from the device's PCI attributes.
+cudaError_t cudaDeviceGetPCIBusId(char *Id, int Length, int Device) {
+  return guarded([&] {
+    if (!Id || Length <= 0)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = checkDevice(Device))
+      return E;
+    Context *C = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    std::snprintf(Id, size_t(Length), "%08x:%02x:%02x.0", unsigned(C->Props.pciDomainID),
+                  unsigned(C->Props.pciBusID), unsigned(C->Props.pciDeviceID));
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaDeviceGetByPCIBusId(int *Device, const char *Id) {
+  return guarded([&] {
+    if (!Device || !Id)
+      return fail(cudaErrorInvalidValue);
+    Context *C = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    unsigned Domain = 0, Bus = 0, Dev = 0, Fn = 0;
+    // Both "domain:bus:device.function" and "bus:device.function".
+    int N = std::sscanf(Id, "%x:%x:%x.%x", &Domain, &Bus, &Dev, &Fn);
+    if (N < 4) {
+      Domain = 0;
+      N = std::sscanf(Id, "%x:%x.%x", &Bus, &Dev, &Fn) + 1;
+    }
+    if (N < 4)
+      return fail(cudaErrorInvalidValue, formatv("PCI bus id '{0}'", Id).str());
+    if (Domain != unsigned(C->Props.pciDomainID) || Bus != unsigned(C->Props.pciBusID) ||
+        Dev != unsigned(C->Props.pciDeviceID))
+      return fail(cudaErrorInvalidDevice, formatv("no device at PCI {0}", Id).str());
+    *Device = 0;
+    return cudaSuccess;
+  });
+}
+
+// There is no profiler to start or stop: success, as CUDA's runtime gives without one attached.
+cudaError_t cudaProfilerStart() { return cudaSuccess; }
+cudaError_t cudaProfilerStop() { return cudaSuccess; }
 
 cudaError_t cudaDeviceReset() {
   return guarded([&] {
@@ -171,29 +276,17 @@ cudaError_t cudaGetDeviceFlags(unsigned *Flags) {
   return guarded([&] {
     if (!Flags)
       return fail(cudaErrorInvalidValue);
-    *Flags = 0;
+    *Flags = DeviceFlags;
     return checkDevice(0);
   });
 }
 
 cudaError_t cudaDeviceGetLimit(size_t *Value, cudaLimit Limit) {
-  return guarded([&] {
-    if (!Value || unsigned(Limit) >= std::size(limits().Values))
-      return fail(cudaErrorInvalidValue);
-    std::lock_guard<std::mutex> Lock(limits().Mutex);
-    *Value = limits().Values[Limit];
-    return cudaSuccess;
-  });
+  return guarded([&] { return deviceLimit(Limit, Value); });
 }
 
 cudaError_t cudaDeviceSetLimit(cudaLimit Limit, size_t Value) {
-  return guarded([&] {
-    if (unsigned(Limit) >= std::size(limits().Values))
-      return fail(cudaErrorInvalidValue);
-    std::lock_guard<std::mutex> Lock(limits().Mutex);
-    limits().Values[Limit] = Value;
-    return cudaSuccess;
-  });
+  return guarded([&] { return setDeviceLimit(Limit, Value); });
 }
 
 // One device: no peers.

@@ -128,6 +128,11 @@ cudaError_t resetPrimary() {
 
 namespace ptx2amd::runtime {
 
+unsigned long long nextContextId() {
+  static std::atomic<unsigned long long> Next{1};
+  return Next++;
+}
+
 DriverState &driverState() {
   static DriverState *S = new DriverState;
   return *S;
@@ -560,6 +565,94 @@ CUresult cuCtxGetApiVersion(CUcontext Ctx, unsigned *Version) {
     *Version = 3020;
     return cudaSuccess;
   });
+}
+
+CUresult cuCtxGetLimit(size_t *Value, int Limit) {
+  return driverCall([&] {
+    DriverContext *C = nullptr;
+    if (cudaError_t E = currentContext(C))
+      return E;
+    return deviceLimit(cudaLimit(Limit), Value);
+  });
+}
+
+CUresult cuCtxSetLimit(int Limit, size_t Value) {
+  return driverCall([&] {
+    DriverContext *C = nullptr;
+    if (cudaError_t E = currentContext(C))
+      return E;
+    return setDeviceLimit(cudaLimit(Limit), Value);
+  });
+}
+
+// The L1/LDS split is fixed on AMD GPUs: a preference is accepted, none is reported.
+CUresult cuCtxGetCacheConfig(int *Config) {
+  return driverCall([&] {
+    if (!Config)
+      return fail(cudaErrorInvalidValue);
+    DriverContext *C = nullptr;
+    if (cudaError_t E = currentContext(C))
+      return E;
+    *Config = 0; // CU_FUNC_CACHE_PREFER_NONE
+    return cudaSuccess;
+  });
+}
+
+CUresult cuCtxSetCacheConfig(int Config) {
+  return driverCall([&] {
+    if (Config < 0 || Config > 3)
+      return fail(cudaErrorInvalidValue);
+    DriverContext *C = nullptr;
+    return currentContext(C);
+  });
+}
+
+// Streams have no priorities: the range is [0, 0], as cudaDeviceGetStreamPriorityRange says.
+CUresult cuCtxGetStreamPriorityRange(int *Least, int *Greatest) {
+  return driverCall([&] {
+    DriverContext *C = nullptr;
+    if (cudaError_t E = currentContext(C))
+      return E;
+    if (Least)
+      *Least = 0;
+    if (Greatest)
+      *Greatest = 0;
+    return cudaSuccess;
+  });
+}
+
+// A context's id: unique in the process for its lifetime.
+CUresult cuCtxGetId(CUcontext Ctx, unsigned long long *Id) {
+  return driverCall([&] {
+    if (!Id)
+      return fail(cudaErrorInvalidValue);
+    DriverContext *C = nullptr;
+    if (cudaError_t E = Ctx ? contextOf(Ctx, C) : currentContext(C))
+      return E;
+    *Id = C->Id;
+    return cudaSuccess;
+  });
+}
+
+CUresult cuDeviceGetPCIBusId(char *Id, int Length, CUdevice Device) {
+  return driverCall([&] {
+    if (!Id || Length <= 0)
+      return fail(cudaErrorInvalidValue);
+    Context *C = nullptr;
+    if (cudaError_t E = deviceContext(Device, C))
+      return E;
+    std::snprintf(Id, size_t(Length), "%08x:%02x:%02x.0", unsigned(C->Props.pciDomainID),
+                  unsigned(C->Props.pciBusID), unsigned(C->Props.pciDeviceID));
+    return cudaSuccess;
+  });
+}
+
+// There is no profiler to start or stop: success, as CUDA's driver gives without one attached.
+CUresult cuProfilerStart() {
+  return driverCall([] { return cudaSuccess; });
+}
+CUresult cuProfilerStop() {
+  return driverCall([] { return cudaSuccess; });
 }
 
 CUresult cuCtxSynchronize() { return cuCtxSynchronize_v2(nullptr); }

@@ -20,6 +20,9 @@
 
 namespace ptx2amd::runtime {
 
+/// cuCtxGetId's answers: 1, 2, ... in order of creation.
+unsigned long long nextContextId();
+
 /// Called with (context, key, value) when a context-local value goes with its context.
 using LocalStorageDestructor = void (*)(CUcontext, void *, void *);
 
@@ -27,6 +30,7 @@ struct DriverContext {
   explicit DriverContext(bool IsPrimary = false) : Primary(IsPrimary) {}
   bool Primary;
   unsigned Flags = 0;
+  unsigned long long Id = nextContextId();
   std::vector<FatbinRecord *> Modules; ///< loaded while it was current
   /// The static runtime's per-context state (ExportTables.cpp), by its key; guarded by
   /// DriverState::Mutex.
@@ -130,6 +134,15 @@ CUresult cuCtxGetDevice_v2(CUdevice *Device, CUcontext Ctx);
 CUresult cuCtxGetFlags(unsigned *Flags);
 CUresult cuCtxGetApiVersion(CUcontext Ctx, unsigned *Version);
 CUresult cuCtxSynchronize();
+CUresult cuCtxGetLimit(size_t *Value, int Limit);
+CUresult cuCtxSetLimit(int Limit, size_t Value);
+CUresult cuCtxGetCacheConfig(int *Config);
+CUresult cuCtxSetCacheConfig(int Config);
+CUresult cuCtxGetStreamPriorityRange(int *Least, int *Greatest);
+CUresult cuCtxGetId(CUcontext Ctx, unsigned long long *Id);
+CUresult cuDeviceGetPCIBusId(char *Id, int Length, CUdevice Device);
+CUresult cuProfilerStart();
+CUresult cuProfilerStop();
 CUresult cuCtxSynchronize_v2(CUcontext Ctx);
 
 CUresult cuModuleLoad(CUmodule *Module, const char *Path);

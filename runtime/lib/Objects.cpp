@@ -59,6 +59,35 @@ bool deviceAttribute(const Context &C, cudaDeviceAttr A, int &Out) {
   return false;
 }
 
+namespace {
+/// The limits' values, kept and reported: the translated code has no device-side heap or printf
+/// FIFO of these sizes, and its stacks are sized by the compiler.
+struct Limits {
+  std::mutex Mutex;
+  size_t Values[7] = {1024, 1 << 20, 8 << 20, 2, 2048, 64, 0};
+};
+Limits &limits() {
+  static Limits *L = new Limits;
+  return *L;
+}
+} // namespace
+
+cudaError_t deviceLimit(cudaLimit Limit, size_t *Value) {
+  if (!Value || unsigned(Limit) >= std::size(limits().Values))
+    return fail(cudaErrorInvalidValue);
+  std::lock_guard<std::mutex> Lock(limits().Mutex);
+  *Value = limits().Values[Limit];
+  return cudaSuccess;
+}
+
+cudaError_t setDeviceLimit(cudaLimit Limit, size_t Value) {
+  if (unsigned(Limit) >= std::size(limits().Values))
+    return fail(cudaErrorInvalidValue);
+  std::lock_guard<std::mutex> Lock(limits().Mutex);
+  limits().Values[Limit] = Value;
+  return cudaSuccess;
+}
+
 /// The one device there is: ordinal 0.
 cudaError_t checkDevice(int Device) {
   Context *C = nullptr;

@@ -207,6 +207,9 @@ cudaError_t checkDevice(int Device);
 /// The device's value of \p A (cudaDeviceAttr and CUdevice_attribute share their values), from
 /// the properties cudaGetDeviceProperties reports; false for one not answered.
 bool deviceAttribute(const Context &C, cudaDeviceAttr A, int &Out);
+/// cudaDeviceGetLimit/SetLimit and cuCtxGetLimit/SetLimit (whose values are the same).
+cudaError_t deviceLimit(cudaLimit Limit, size_t *Value);
+cudaError_t setDeviceLimit(cudaLimit Limit, size_t Value);
 
 cudaError_t allocate(void **Ptr, size_t Bytes, loader::MemoryKind Kind);
 /// Frees an allocation of allocate(): host-pinned memory when \p Host, else device or managed.
