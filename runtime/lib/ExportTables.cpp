@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Driver.h"
+#include "IntegrityCheck.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringExtras.h"
@@ -20,6 +21,9 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <pthread.h>
+#include <unistd.h>
 
 using namespace ptx2amd::runtime;
 
@@ -237,26 +241,63 @@ SlotTable<6, 26> &deviceExtendedRt() {
 
 //===-- INTEGRITY_CHECK, CONTEXT_CHECKS ------------------------------------===//
 
-// [1]: the runtime's check that it talks to NVIDIA's driver. Runtimes of a release (version a
-// multiple of 10) and of its first update expect fixed answers.
+SlotTable<7, 3> &integrityTable();
+
+/// What the runtime hashes about device \p Ordinal, read through the entry points that report
+/// it, so that the runtime and the hash see the same values.
+CUresult integrityDevice(int Ordinal, IntegrityDevice &Out) {
+  CUdevice Device = 0;
+  CUuuid Uuid{};
+  if (CUresult R = cuDeviceGet(&Device, Ordinal))
+    return R;
+  if (CUresult R = cuDeviceGetUuid_v2(&Uuid, Device))
+    return R;
+  std::memcpy(Out.Uuid.data(), Uuid.bytes, Out.Uuid.size());
+  // CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, _PCI_BUS_ID, _PCI_DEVICE_ID.
+  const std::pair<int, int32_t *> Pci[] = {
+      {50, &Out.PciDomain}, {33, &Out.PciBus}, {34, &Out.PciDevice}};
+  for (auto [Attribute, Value] : Pci) {
+    int V = 0;
+    if (CUresult R = cuDeviceGetAttribute(&V, Attribute, Device))
+      return R;
+    *Value = V;
+  }
+  return CUDA_SUCCESS;
+}
+
+// [1]: the runtime's check that it talks to NVIDIA's driver: 16 bytes per runtime version it
+// asks (IntegrityCheck.h). CUDA 13.0's asks 13000, 13001 and 13002, fails on any error, and
+// compares the last answer with its own computation.
 CUresult integrityCheck(uint32_t Version, uint64_t UnixSeconds, uint64_t *Out) {
   log(ptx2amd::loader::LogLevel::Debug, "cuGetExportTable: integrity check for runtime " +
                                             std::to_string(Version) + " at " +
                                             std::to_string(UnixSeconds));
   if (!Out)
     return CUDA_ERROR_INVALID_VALUE;
-  switch (Version % 10) {
-  case 0:
-    Out[0] = 0x3341181C03CB675Cull;
-    Out[1] = 0x8ED383AA1F4CD1E8ull;
-    return CUDA_SUCCESS;
-  case 1:
-    Out[0] = 0x1841181C03CB675Cull;
-    Out[1] = 0x8ED383AA1F4CD1E8ull;
-    return CUDA_SUCCESS;
-  default:
-    return CUDA_ERROR_NOT_SUPPORTED;
-  }
+  IntegrityInputs In;
+  int DriverVersion = 0, Count = 0;
+  if (CUresult R = cuDriverGetVersion(&DriverVersion))
+    return R;
+  if (CUresult R = cuDeviceGetCount(&Count))
+    return R;
+  In.DriverVersion = uint32_t(DriverVersion);
+  In.RuntimeVersion = Version;
+  In.ProcessId = uint32_t(getpid());
+  In.ThreadId = uint32_t(pthread_self());
+  // The addresses cuGetExportTable hands out, and the function the runtime found in slot 1.
+  In.CudartTable = reinterpret_cast<uintptr_t>(cudartInterface().Slots.data());
+  In.IntegrityTable = reinterpret_cast<uintptr_t>(integrityTable().Slots.data());
+  In.CheckFunction = reinterpret_cast<uintptr_t>(integrityTable().Slots[1]);
+  In.UnixSeconds = UnixSeconds;
+  In.Devices.resize(size_t(Count));
+  for (int I = 0; I < Count; ++I)
+    if (CUresult R = integrityDevice(I, In.Devices[size_t(I)]))
+      return R;
+  std::array<uint8_t, 16> Answer = integrityAnswer(In);
+  std::memcpy(Out, Answer.data(), Answer.size());
+  log(ptx2amd::loader::LogLevel::Debug,
+      "cuGetExportTable: integrity answer " + llvm::toHex(Answer, /*LowerCase=*/true));
+  return CUDA_SUCCESS;
 }
 
 SlotTable<7, 3> &integrityTable() {
