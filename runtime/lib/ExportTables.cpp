@@ -143,8 +143,13 @@ SlotTable<0, 10> &cudartInterface() {
 
 //===-- TOOLS_TLS, TOOLS_RUNTIME_CALLBACK_HOOKS ---------------------------===//
 
+// The slots the runtime calls around every launch to tell an attached tool (profiler, debugger)
+// what it does. No tool is attached: they answer so (an empty slot crashes the runtime), and
+// the runtime goes on without one.
+CUresult noTool() { return CUDA_ERROR_NOT_SUPPORTED; }
+
 SlotTable<1, 4> &toolsTls() {
-  static SlotTable<1, 4> T = SlotTable<1, 4>().sized();
+  static SlotTable<1, 4> T = SlotTable<1, 4>().sized().set(2, &noTool);
   return T;
 }
 
@@ -162,8 +167,12 @@ void callbackCounts(void **Buffer, size_t *Size) {
 }
 
 SlotTable<2, 7> &toolsCallbackHooks() {
-  static SlotTable<2, 7> T =
-      SlotTable<2, 7>().sized().set(2, &callbackHooks).set(6, &callbackCounts);
+  static SlotTable<2, 7> T = SlotTable<2, 7>()
+                                 .sized()
+                                 .set(1, &noTool)
+                                 .set(2, &callbackHooks)
+                                 .set(4, &noTool)
+                                 .set(6, &callbackCounts);
   return T;
 }
 
