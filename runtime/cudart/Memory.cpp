@@ -125,22 +125,6 @@ cudaError_t cudaMemcpyAsync(void *Dst, const void *Src, size_t Bytes, cudaMemcpy
   return guarded([&] { return copy(Dst, Src, Bytes, Kind, S, false); });
 }
 
-/// Rows of a pitched copy, each after the earlier ones on \p S; \p Wait: and waits for the last.
-static cudaError_t copy2D(void *Dst, size_t DstPitch, const void *Src, size_t SrcPitch,
-                          size_t Width, size_t Height, cudaMemcpyKind Kind, cudaStream_t S,
-                          bool Wait) {
-  if (Width > DstPitch || Width > SrcPitch)
-    return fail(cudaErrorInvalidPitchValue);
-  if (Width == DstPitch && Width == SrcPitch)
-    return copy(Dst, Src, Width * Height, Kind, S, Wait);
-  for (size_t Row = 0; Row < Height; ++Row)
-    if (cudaError_t E = copy(static_cast<char *>(Dst) + Row * DstPitch,
-                             static_cast<const char *>(Src) + Row * SrcPitch, Width, Kind, S,
-                             Wait && Row + 1 == Height))
-      return E;
-  return cudaSuccess;
-}
-
 static cudaError_t fill2D(void *Dst, size_t Pitch, int Value, size_t Width, size_t Height,
                           cudaStream_t S) {
   if (Width > Pitch)
@@ -165,16 +149,7 @@ cudaError_t cudaMemcpy2DAsync(void *Dst, size_t DstPitch, const void *Src, size_
 
 // Rows start at multiples of the device's pitch alignment.
 cudaError_t cudaMallocPitch(void **Ptr, size_t *Pitch, size_t Width, size_t Height) {
-  return guarded([&] {
-    if (!Ptr || !Pitch)
-      return fail(cudaErrorInvalidValue);
-    Context *C = nullptr;
-    if (cudaError_t E = context(C))
-      return E;
-    size_t Align = C->Props.texturePitchAlignment;
-    *Pitch = (Width + Align - 1) / Align * Align;
-    return allocate(Ptr, *Pitch * Height, loader::MemoryKind::Device);
-  });
+  return guarded([&] { return allocatePitched(Ptr, Pitch, Width, Height); });
 }
 
 cudaError_t cudaMemset2D(void *Dst, size_t Pitch, int Value, size_t Width, size_t Height) {

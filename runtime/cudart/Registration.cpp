@@ -274,24 +274,7 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *NumBlock
     KernelRecord *K = findKernel(Func);
     if (!K)
       return fail(cudaErrorInvalidDeviceFunction);
-    if (!NumBlocks || BlockSize <= 0)
-      return fail(cudaErrorInvalidValue);
-    Context *C = nullptr;
-    const loader::Kernel *DK = nullptr;
-    if (cudaError_t E = contextAndKernel(*K, C, DK))
-      return E;
-    const cudaDeviceProp &P = C->Props;
-    if (BlockSize > P.maxThreadsPerBlock) {
-      *NumBlocks = 0;
-      return cudaSuccess;
-    }
-    // Bounded by work-items, blocks and LDS per compute unit (registers are not modelled).
-    int Blocks = std::min(P.maxThreadsPerMultiProcessor / BlockSize, P.maxBlocksPerMultiProcessor);
-    uint64_t Lds = DK->metadata().GroupSegmentFixedSize + DynamicShared;
-    if (Lds)
-      Blocks = int(std::min<uint64_t>(Blocks, P.sharedMemPerMultiprocessor / Lds));
-    *NumBlocks = Blocks;
-    return cudaSuccess;
+    return occupancyBlocks(*K, BlockSize, DynamicShared, NumBlocks);
   });
 }
 
@@ -307,17 +290,7 @@ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *Bytes, const void 
     KernelRecord *K = findKernel(Func);
     if (!K)
       return fail(cudaErrorInvalidDeviceFunction);
-    if (!Bytes || NumBlocks <= 0 || BlockSize <= 0)
-      return fail(cudaErrorInvalidValue);
-    Context *C = nullptr;
-    const loader::Kernel *DK = nullptr;
-    if (cudaError_t E = contextAndKernel(*K, C, DK))
-      return E;
-    uint64_t PerBlock = C->Props.sharedMemPerMultiprocessor / uint64_t(NumBlocks);
-    PerBlock = std::min<uint64_t>(PerBlock, C->Props.sharedMemPerBlock);
-    uint64_t Static = DK->metadata().GroupSegmentFixedSize;
-    *Bytes = PerBlock > Static ? PerBlock - Static : 0;
-    return cudaSuccess;
+    return availableDynamicShared(*K, NumBlocks, BlockSize, Bytes);
   });
 }
 

@@ -180,6 +180,18 @@ CUresult cuFuncGetAttribute(int *Value, CUfunction_attribute Attribute, CUfuncti
 CUresult cuFuncSetAttribute(CUfunction Function, CUfunction_attribute Attribute, int Value);
 CUresult cuFuncSetCacheConfig(CUfunction Function, int Config);
 CUresult cuFuncGetName(const char **Name, CUfunction Function);
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *NumBlocks, CUfunction Function,
+                                                     int BlockSize, size_t DynamicShared);
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *NumBlocks, CUfunction Function,
+                                                              int BlockSize, size_t DynamicShared,
+                                                              unsigned Flags);
+CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *Bytes, CUfunction Function, int NumBlocks,
+                                                 int BlockSize);
+CUresult cuOccupancyMaxPotentialBlockSize(int *MinGrid, int *Block, CUfunction Function,
+                                          size_t (*DynamicFor)(int), size_t Dynamic, int Limit);
+CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *MinGrid, int *Block, CUfunction Function,
+                                                   size_t (*DynamicFor)(int), size_t Dynamic,
+                                                   int Limit, unsigned Flags);
 CUresult cuLaunchKernel(CUfunction Function, unsigned GridX, unsigned GridY, unsigned GridZ,
                         unsigned BlockX, unsigned BlockY, unsigned BlockZ, unsigned SharedBytes,
                         CUstream Stream, void **Params, void **Extra);
@@ -205,6 +217,23 @@ CUresult cuMemcpyDtoD_v2(CUdeviceptr Dst, CUdeviceptr Src, size_t Bytes);
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr Dst, const void *Src, size_t Bytes, CUstream Stream);
 CUresult cuMemcpyDtoHAsync_v2(void *Dst, CUdeviceptr Src, size_t Bytes, CUstream Stream);
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr Dst, CUdeviceptr Src, size_t Bytes, CUstream Stream);
+CUresult cuMemAllocPitch_v2(CUdeviceptr *Ptr, size_t *Pitch, size_t Width, size_t Height,
+                            unsigned ElementBytes);
+CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *Copy);
+CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *Copy);
+CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *Copy, CUstream Stream);
+CUresult cuMemsetD2D8_v2(CUdeviceptr Dst, size_t Pitch, unsigned char Value, size_t Width,
+                         size_t Height);
+CUresult cuMemsetD2D16_v2(CUdeviceptr Dst, size_t Pitch, unsigned short Value, size_t Width,
+                          size_t Height);
+CUresult cuMemsetD2D32_v2(CUdeviceptr Dst, size_t Pitch, unsigned Value, size_t Width,
+                          size_t Height);
+CUresult cuMemsetD2D8Async(CUdeviceptr Dst, size_t Pitch, unsigned char Value, size_t Width,
+                           size_t Height, CUstream Stream);
+CUresult cuMemsetD2D16Async(CUdeviceptr Dst, size_t Pitch, unsigned short Value, size_t Width,
+                            size_t Height, CUstream Stream);
+CUresult cuMemsetD2D32Async(CUdeviceptr Dst, size_t Pitch, unsigned Value, size_t Width,
+                            size_t Height, CUstream Stream);
 CUresult cuMemsetD8_v2(CUdeviceptr Dst, unsigned char Value, size_t Count);
 CUresult cuMemsetD16_v2(CUdeviceptr Dst, unsigned short Value, size_t Count);
 CUresult cuMemsetD32_v2(CUdeviceptr Dst, unsigned Value, size_t Count);
@@ -212,6 +241,14 @@ CUresult cuMemsetD8Async(CUdeviceptr Dst, unsigned char Value, size_t Count, CUs
 CUresult cuMemsetD16Async(CUdeviceptr Dst, unsigned short Value, size_t Count, CUstream Stream);
 CUresult cuMemsetD32Async(CUdeviceptr Dst, unsigned Value, size_t Count, CUstream Stream);
 
+CUresult cuPointerGetAttribute(void *Data, int Attribute, CUdeviceptr Ptr);
+CUresult cuPointerGetAttributes(unsigned Count, int *Attributes, void **Data, CUdeviceptr Ptr);
+CUresult cuStreamGetFlags(CUstream Stream, unsigned *Flags);
+CUresult cuStreamGetPriority(CUstream Stream, int *Priority);
+CUresult cuLaunchHostFunc(CUstream Stream, void (*Fn)(void *), void *UserData);
+CUresult cuStreamAddCallback(CUstream Stream, void (*Callback)(CUstream, CUresult, void *),
+                             void *UserData, unsigned Flags);
+CUresult cuDeviceCanAccessPeer(int *Can, CUdevice Device, CUdevice Peer);
 CUresult cuStreamCreate(CUstream *Stream, unsigned Flags);
 CUresult cuStreamCreateWithPriority(CUstream *Stream, unsigned Flags, int Priority);
 CUresult cuStreamDestroy_v2(CUstream Stream);

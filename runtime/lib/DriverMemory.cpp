@@ -60,6 +60,119 @@ cudaError_t fillPattern(CUdeviceptr Dst, uint32_t Value, unsigned Width, size_t 
   return copy(pointer(Dst), Pattern.data(), Pattern.size(), cudaMemcpyHostToDevice, Stream, true);
 }
 
+/// Where a side of a 2D copy starts: its memory (arrays are not supported yet), offset by its
+/// row and byte column.
+cudaError_t copySide(CUmemorytype Type, const void *Host, CUdeviceptr Device, const void *Array,
+                     size_t X, size_t Y, size_t Pitch, const char *&Out) {
+  switch (Type) {
+  case CU_MEMORYTYPE_HOST:
+    Out = static_cast<const char *>(Host);
+    break;
+  case CU_MEMORYTYPE_DEVICE:
+  case CU_MEMORYTYPE_UNIFIED:
+    Out = static_cast<const char *>(pointer(Device));
+    break;
+  case CU_MEMORYTYPE_ARRAY:
+    (void)Array;
+    return fail(cudaErrorNotSupported, "copies to or from CUDA arrays are not supported yet");
+  default:
+    return fail(cudaErrorInvalidValue, formatv("memory type {0}", int(Type)).str());
+  }
+  if (!Out)
+    return fail(cudaErrorInvalidValue);
+  Out += Y * Pitch + X;
+  return cudaSuccess;
+}
+
+cudaError_t copyDescribed2D(const CUDA_MEMCPY2D *C, CUstream Stream, bool Wait) {
+  if (!C)
+    return fail(cudaErrorInvalidValue);
+  const char *Src = nullptr, *Dst = nullptr;
+  if (cudaError_t E = copySide(C->srcMemoryType, C->srcHost, C->srcDevice, C->srcArray,
+                               C->srcXInBytes, C->srcY, C->srcPitch, Src))
+    return E;
+  if (cudaError_t E = copySide(C->dstMemoryType, C->dstHost, C->dstDevice, C->dstArray,
+                               C->dstXInBytes, C->dstY, C->dstPitch, Dst))
+    return E;
+  // One address space: where each side is, the copy finds out (cudaMemcpyDefault).
+  return copy2D(const_cast<char *>(Dst), C->dstPitch, Src, C->srcPitch, C->WidthInBytes, C->Height,
+                cudaMemcpyDefault, Stream, Wait);
+}
+
+/// cuMemsetD2D*: \p Height rows of \p Width elements, \p Pitch bytes apart.
+cudaError_t fill2D(CUdeviceptr Dst, size_t Pitch, uint32_t Value, unsigned ElementBytes,
+                   size_t Width, size_t Height, CUstream Stream, bool Wait) {
+  if (Width * ElementBytes > Pitch && Height > 1)
+    return fail(cudaErrorInvalidPitchValue);
+  for (size_t Row = 0; Row < Height; ++Row)
+    if (cudaError_t E = fillPattern(Dst + Row * Pitch, Value, ElementBytes, Width, Stream,
+                                    Wait && Row + 1 == Height))
+      return E;
+  return cudaSuccess;
+}
+
+/// One pointer attribute of \p P (cuPointerGetAttribute's numbering) into \p Data; \p Known:
+/// whether P lies in an allocation of the runtime. False for an attribute this device lacks.
+bool pointerAttribute(Context &C, int Attribute, const void *P, void *Data, bool &Known) {
+  auto A = findAllocation(C, P);
+  Known = A.has_value();
+  const bool Host = Known && A->second.Kind == loader::MemoryKind::HostPinned;
+  const bool Managed = Known && A->second.Kind == loader::MemoryKind::Managed;
+  auto Put = [&](auto V) { std::memcpy(Data, &V, sizeof V); };
+  switch (Attribute) {
+  case 1: // CONTEXT
+    Put(Known ? reinterpret_cast<CUcontext>(&driverState().PrimaryContext) : CUcontext());
+    return true;
+  case 2: // MEMORY_TYPE: pinned host memory is host memory; device and managed are device's
+    Put(unsigned(!Known ? 0 : Host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE));
+    return true;
+  case 3: // DEVICE_POINTER: one address space, the same address
+    Put(Known ? CUdeviceptr(uintptr_t(P)) : CUdeviceptr());
+    return true;
+  case 4: // HOST_POINTER: for memory the host may reach (not cudaMalloc's)
+    Put(Known && (Host || Managed) ? const_cast<void *>(P) : nullptr);
+    return true;
+  case 6:  // SYNC_MEMOPS
+  case 10: // IS_LEGACY_CUDA_IPC_CAPABLE
+  case 15: // IS_GPU_DIRECT_RDMA_CAPABLE
+  case 21: // IS_HW_DECOMPRESS_CAPABLE
+    Put(int(0));
+    return true;
+  case 7:  // BUFFER_ID: the allocation's start, unique while it lives
+  case 20: // MEMORY_BLOCK_ID
+    Put((unsigned long long)(Known ? A->first : 0));
+    return true;
+  case 8: // IS_MANAGED
+    Put(int(Managed));
+    return true;
+  case 9: // DEVICE_ORDINAL
+    Put(int(Known ? 0 : -2));
+    return true;
+  case 11: // RANGE_START_ADDR
+  case 19: // MAPPING_BASE_ADDR
+    Put(Known ? reinterpret_cast<void *>(A->first) : nullptr);
+    return true;
+  case 12: // RANGE_SIZE
+  case 18: // MAPPING_SIZE
+    Put(size_t(Known ? A->second.Bytes : 0));
+    return true;
+  case 13: // MAPPED
+    Put(int(Known));
+    return true;
+  case 14: // ALLOWED_HANDLE_TYPES: none exportable
+    Put((unsigned long long)0);
+    return true;
+  case 16: // ACCESS_FLAGS: read-write
+    Put((unsigned long long)(Known ? 3 : 0));
+    return true;
+  case 17: // MEMPOOL_HANDLE: not from a pool
+    Put((void *)nullptr);
+    return true;
+  default:
+    return false;
+  }
+}
+
 } // namespace
 
 extern "C" {
@@ -200,7 +313,154 @@ CUresult cuMemsetD32Async(CUdeviceptr Dst, unsigned Value, size_t Count, CUstrea
   return inContext([&] { return fillPattern(Dst, Value, 4, Count, Stream, false); });
 }
 
+// The element size (4, 8 or 16) only bounds what CUDA's pitch may be; ours suits every one.
+CUresult cuMemAllocPitch_v2(CUdeviceptr *Ptr, size_t *Pitch, size_t Width, size_t Height,
+                            unsigned ElementBytes) {
+  return inContext([&] {
+    if (!Ptr || (ElementBytes != 4 && ElementBytes != 8 && ElementBytes != 16))
+      return fail(cudaErrorInvalidValue);
+    void *P = nullptr;
+    if (cudaError_t E = allocatePitched(&P, Pitch, Width, Height))
+      return E;
+    *Ptr = CUdeviceptr(uintptr_t(P));
+    return cudaSuccess;
+  });
+}
+
+CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *Copy) {
+  return inContext([&] { return copyDescribed2D(Copy, nullptr, true); });
+}
+
+// Alignment does not matter to these copies.
+CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *Copy) { return cuMemcpy2D_v2(Copy); }
+
+CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *Copy, CUstream Stream) {
+  return inContext([&] { return copyDescribed2D(Copy, Stream, false); });
+}
+
+CUresult cuMemsetD2D8_v2(CUdeviceptr Dst, size_t Pitch, unsigned char Value, size_t Width,
+                         size_t Height) {
+  return inContext([&] { return fill2D(Dst, Pitch, Value, 1, Width, Height, nullptr, true); });
+}
+
+CUresult cuMemsetD2D16_v2(CUdeviceptr Dst, size_t Pitch, unsigned short Value, size_t Width,
+                          size_t Height) {
+  return inContext([&] { return fill2D(Dst, Pitch, Value, 2, Width, Height, nullptr, true); });
+}
+
+CUresult cuMemsetD2D32_v2(CUdeviceptr Dst, size_t Pitch, unsigned Value, size_t Width,
+                          size_t Height) {
+  return inContext([&] { return fill2D(Dst, Pitch, Value, 4, Width, Height, nullptr, true); });
+}
+
+CUresult cuMemsetD2D8Async(CUdeviceptr Dst, size_t Pitch, unsigned char Value, size_t Width,
+                           size_t Height, CUstream Stream) {
+  return inContext([&] { return fill2D(Dst, Pitch, Value, 1, Width, Height, Stream, false); });
+}
+
+CUresult cuMemsetD2D16Async(CUdeviceptr Dst, size_t Pitch, unsigned short Value, size_t Width,
+                            size_t Height, CUstream Stream) {
+  return inContext([&] { return fill2D(Dst, Pitch, Value, 2, Width, Height, Stream, false); });
+}
+
+CUresult cuMemsetD2D32Async(CUdeviceptr Dst, size_t Pitch, unsigned Value, size_t Width,
+                            size_t Height, CUstream Stream) {
+  return inContext([&] { return fill2D(Dst, Pitch, Value, 4, Width, Height, Stream, false); });
+}
+
+//===-- pointers -----------------------------------------------------------===//
+
+// A pointer outside every allocation is CUDA_ERROR_INVALID_VALUE here.
+CUresult cuPointerGetAttribute(void *Data, int Attribute, CUdeviceptr Ptr) {
+  return driverCall([&] {
+    if (!Data)
+      return fail(cudaErrorInvalidValue);
+    Context *C = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    bool Known = false;
+    if (!pointerAttribute(*C, Attribute, pointer(Ptr), Data, Known))
+      return fail(cudaErrorInvalidValue, formatv("pointer attribute {0}", Attribute).str());
+    if (!Known)
+      return fail(cudaErrorInvalidValue, formatv("{0:x} is in no allocation", uint64_t(Ptr)).str());
+    return cudaSuccess;
+  });
+}
+
+// Unlike cuPointerGetAttribute, a pointer outside every allocation gets the empty values.
+CUresult cuPointerGetAttributes(unsigned Count, int *Attributes, void **Data, CUdeviceptr Ptr) {
+  return driverCall([&] {
+    if (Count && (!Attributes || !Data))
+      return fail(cudaErrorInvalidValue);
+    Context *C = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    for (unsigned I = 0; I < Count; ++I) {
+      bool Known = false;
+      if (Data[I] && !pointerAttribute(*C, Attributes[I], pointer(Ptr), Data[I], Known))
+        return fail(cudaErrorInvalidValue, formatv("pointer attribute {0}", Attributes[I]).str());
+    }
+    return cudaSuccess;
+  });
+}
+
 //===-- streams and events -------------------------------------------------===//
+
+CUresult cuStreamGetFlags(CUstream Stream, unsigned *Flags) {
+  return inContext([&] {
+    if (!Flags)
+      return fail(cudaErrorInvalidValue);
+    return streamFlags(Stream, *Flags);
+  });
+}
+
+// Priorities are accepted and not used: every stream has the one there is, 0.
+CUresult cuStreamGetPriority(CUstream Stream, int *Priority) {
+  return inContext([&] {
+    if (!Priority)
+      return fail(cudaErrorInvalidValue);
+    unsigned Flags;
+    *Priority = 0;
+    return streamFlags(Stream, Flags);
+  });
+}
+
+// Host functions run on the calling thread once the stream's earlier work is done: later work
+// of the stream still comes after them, at the cost of the call waiting.
+CUresult cuLaunchHostFunc(CUstream Stream, void (*Fn)(void *), void *UserData) {
+  return inContext([&] {
+    if (!Fn)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = synchronizeStream(Stream))
+      return E;
+    Fn(UserData);
+    return cudaSuccess;
+  });
+}
+
+CUresult cuStreamAddCallback(CUstream Stream, void (*Callback)(CUstream, CUresult, void *),
+                             void *UserData, unsigned Flags) {
+  return inContext([&] {
+    if (!Callback || Flags)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = synchronizeStream(Stream))
+      return E;
+    Callback(Stream, CUDA_SUCCESS, UserData);
+    return cudaSuccess;
+  });
+}
+
+// One device: no peers.
+CUresult cuDeviceCanAccessPeer(int *Can, CUdevice Device, CUdevice Peer) {
+  return driverCall([&] {
+    if (!Can)
+      return fail(cudaErrorInvalidValue);
+    if (Device != 0 || Peer != 0)
+      return fail(cudaErrorInvalidDevice);
+    *Can = 0;
+    return cudaSuccess;
+  });
+}
 
 CUresult cuStreamCreate(CUstream *Stream, unsigned Flags) {
   return inContext([&] { return createStream(Stream, Flags & CuStreamNonBlocking); });

@@ -350,6 +350,25 @@ CUresult cuFuncGetAttribute(int *Value, CUfunction_attribute Attribute, CUfuncti
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
       *Value = A.preferredShmemCarveout;
       break;
+    // Clusters: a kernel here never requires one (cudaFuncAttributes says the same).
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
+      *Value = A.clusterDimMustBeSet;
+      break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+      *Value = A.requiredClusterWidth;
+      break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+      *Value = A.requiredClusterHeight;
+      break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+      *Value = A.requiredClusterDepth;
+      break;
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+      *Value = A.nonPortableClusterSizeAllowed;
+      break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+      *Value = A.clusterSchedulingPolicyPreference;
+      break;
     default:
       return fail(cudaErrorInvalidValue, formatv("function attribute {0}", int(Attribute)).str());
     }

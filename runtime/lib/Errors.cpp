@@ -168,9 +168,16 @@ cudaError_t notSupported(const char *Name, std::atomic<bool> &Logged) {
 
 cudaError_t stickyError() { return Sticky.load(); }
 
+cudaError_t stickyErrorAsLast() {
+  cudaError_t S = Sticky.load();
+  if (S != cudaSuccess)
+    LastError = S;
+  return S;
+}
+
+// As NVIDIA's runtime: the last error is reset even when it is the sticky one (the calls that
+// follow return the sticky error again, and make it the last error again).
 cudaError_t lastError(bool Reset) {
-  if (cudaError_t S = Sticky.load())
-    return S;
   cudaError_t E = LastError;
   if (Reset)
     LastError = cudaSuccess;

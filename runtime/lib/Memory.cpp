@@ -148,4 +148,30 @@ cudaError_t fill(void *Dst, int Value, size_t Bytes, cudaStream_t S) {
   return cudaSuccess;
 }
 
+/// Rows of a pitched copy, each after the earlier ones on \p S; \p Wait: and waits for the last.
+cudaError_t copy2D(void *Dst, size_t DstPitch, const void *Src, size_t SrcPitch, size_t Width,
+                   size_t Height, cudaMemcpyKind Kind, cudaStream_t S, bool Wait) {
+  if (Width > DstPitch || Width > SrcPitch)
+    return fail(cudaErrorInvalidPitchValue);
+  if (Width == DstPitch && Width == SrcPitch)
+    return copy(Dst, Src, Width * Height, Kind, S, Wait);
+  for (size_t Row = 0; Row < Height; ++Row)
+    if (cudaError_t E = copy(static_cast<char *>(Dst) + Row * DstPitch,
+                             static_cast<const char *>(Src) + Row * SrcPitch, Width, Kind, S,
+                             Wait && Row + 1 == Height))
+      return E;
+  return cudaSuccess;
+}
+
+cudaError_t allocatePitched(void **Ptr, size_t *Pitch, size_t Width, size_t Height) {
+  if (!Ptr || !Pitch)
+    return fail(cudaErrorInvalidValue);
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  size_t Align = C->Props.texturePitchAlignment;
+  *Pitch = (Width + Align - 1) / Align * Align;
+  return allocate(Ptr, *Pitch * Height, loader::MemoryKind::Device);
+}
+
 } // namespace ptx2amd::runtime

@@ -46,6 +46,9 @@ cudaError_t fail(cudaError_t E, llvm::Error Why);
 cudaError_t failDeviceWork(llvm::Error Why);
 /// The sticky error, or cudaSuccess.
 cudaError_t stickyError();
+/// The sticky error, made the thread's last error too when there is one (an entry point that
+/// returns it).
+cudaError_t stickyErrorAsLast();
 /// Takes (\p Reset) or reads the last error, as cudaGetLastError/PeekAtLastError do.
 cudaError_t lastError(bool Reset);
 /// What the thread's last fail() with \p E said beyond CUDA's text (the sticky error's text for
@@ -74,11 +77,11 @@ cudaError_t notSupported(const char *Name, std::atomic<bool> &Logged);
 const char *errorName(cudaError_t E);
 const char *errorString(cudaError_t E);
 
-/// Runs an entry point's body: returns the sticky error without running it, and turns an
-/// exception into an error (C entry points never throw).
+/// Runs an entry point's body: returns the sticky error (as the thread's last error) without
+/// running it, and turns an exception into an error (C entry points never throw).
 template <typename Body> cudaError_t guarded(Body &&B) noexcept {
   noteRuntimeApiCall();
-  if (cudaError_t S = stickyError())
+  if (cudaError_t S = stickyErrorAsLast())
     return S;
   try {
     return B();
@@ -197,6 +200,10 @@ cudaError_t moduleOf(Context &C, FatbinRecord &F, loader::LazyModule *&Out);
 cudaError_t resolveKernel(Context &C, KernelRecord &K, const loader::Kernel *&Out);
 /// context() and resolveKernel() of \p K together: what a call about one kernel needs.
 cudaError_t contextAndKernel(KernelRecord &K, Context *&C, const loader::Kernel *&Out);
+/// Occupancy (Occupancy.cpp): blocks of \p K of \p BlockSize work-items that one compute unit
+/// holds, and the dynamic shared memory a block may have when \p NumBlocks share one.
+cudaError_t occupancyBlocks(KernelRecord &K, int BlockSize, size_t DynamicShared, int *Out);
+cudaError_t availableDynamicShared(KernelRecord &K, int NumBlocks, int BlockSize, size_t *Out);
 /// The device variable registered for host shadow \p Symbol.
 cudaError_t resolveSymbol(Context &C, const void *Symbol, loader::GlobalSymbol &Out);
 
@@ -222,6 +229,11 @@ bool isDeviceMemory(Context &C, const void *P);
 cudaError_t copy(void *Dst, const void *Src, size_t Bytes, cudaMemcpyKind Kind, cudaStream_t S,
                  bool Wait);
 cudaError_t fill(void *Dst, int Value, size_t Bytes, cudaStream_t S);
+/// cudaMallocPitch, cuMemAllocPitch: rows of \p Width bytes padded to the texture pitch alignment.
+cudaError_t allocatePitched(void **Ptr, size_t *Pitch, size_t Width, size_t Height);
+/// Rows of a pitched copy, each after the earlier ones on \p S; \p Wait: and waits for the last.
+cudaError_t copy2D(void *Dst, size_t DstPitch, const void *Src, size_t SrcPitch, size_t Width,
+                   size_t Height, cudaMemcpyKind Kind, cudaStream_t S, bool Wait);
 
 cudaError_t createStream(cudaStream_t *Out, unsigned Flags);
 cudaError_t destroyStream(cudaStream_t S);

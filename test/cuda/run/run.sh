@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh LIBDIR CACHEDIR TARGET PROGRAM NAME
-# Runs an nvcc-built program (-cudart shared, or a driver-API one) unmodified on the host device
+# Runs an nvcc-built program (static or shared runtime, or a driver-API one) unmodified on the host device
 # for TARGET, with runtime/'s libcudart.so.13 and libcuda.so.1 (in LIBDIR) first on the library
 # path, and passes when the program
 # exits 0 and prints its "PASS NAME" verdict, cold and then warm (see below). CACHEDIR is the
@@ -20,9 +20,15 @@ for lib in libcudart.so.13 libcuda.so.1; do
     exit 1
   fi
 done
+# A program built with nvcc's defaults carries the static runtime, which loads libcuda.so.1
+# itself (dlopen, found on the library path): that it was ours, the device line in its log says.
+static=0
 if ! printf '%s\n' "$libs" | grep -q 'libcuda\.so\.1 => '; then
-  echo "FAIL: $prog does not load libcuda.so.1"
-  exit 1
+  if printf '%s\n' "$libs" | grep -q 'libcudart\.so'; then
+    echo "FAIL: $prog does not load libcuda.so.1"
+    exit 1
+  fi
+  static=1
 fi
 
 # Twice on one JIT cache folder: cold (emptied first: every module translated and stored), then
@@ -41,6 +47,10 @@ for run in cold warm; do
   fi
   if ! printf '%s\n' "$out" | grep -qx "PASS $name"; then
     echo "FAIL: $prog printed no 'PASS $name' line ($run run)"
+    exit 1
+  fi
+  if [ $static = 1 ] && ! printf '%s\n' "$out" | grep -q '^ptx2amd: device: '; then
+    echo "FAIL: $prog (static runtime) did not load $libdir/libcuda.so.1 ($run run)"
     exit 1
   fi
 done
