@@ -13,6 +13,7 @@
 #include "Retarget.h"
 
 #include "LaneState.h"
+#include "Runtime.h"
 
 #include "ptx2amd/amdgpu-backend/Kernarg.h"
 
@@ -225,8 +226,9 @@ void Retargeter::reportKernelLds(ArrayRef<std::pair<GlobalVariable *, uint64_t>>
 }
 
 /// Static LDS variables at fixed offsets of one arena layout for the whole module (the sum of
-/// all of them: simpler than AMDGPU's per-kernel layout; the arena of a launch holds them all,
-/// and dynamic LDS (`.extern .shared`, at groupstaticsize) comes right after).
+/// all of them, which may exceed what one kernel may use: simpler than AMDGPU's per-kernel
+/// layout; the arena of a launch holds them all, and dynamic LDS (`.extern .shared`, at
+/// groupstaticsize) comes right after).
 Error Retargeter::replaceLds() {
   const DataLayout &DL = M.getDataLayout();
   std::vector<std::pair<GlobalVariable *, uint64_t>> Placed;
@@ -247,10 +249,12 @@ Error Retargeter::replaceLds() {
     Offset += DL.getTypeAllocSize(G.getValueType());
   }
   Offset = alignTo(Offset, MaxAlign);
-  if (Offset > T.LdsBytesPerWorkgroup)
+  // Each kernel is held to the target's LDS by what it reaches (reportKernelLds); the module's
+  // layout only has to fit an arena beside the most dynamic LDS.
+  if (Offset + T.LdsBytesPerWorkgroup > MaxLdsArenaBytes)
     return makeError("the module's static LDS variables take " + Twine(Offset) +
-                     " bytes, more than the " + Twine(T.LdsBytesPerWorkgroup) + " of " +
-                     T.Name.data());
+                     " bytes, more than a launch's LDS arena holds beside " +
+                     Twine(T.LdsBytesPerWorkgroup) + " bytes of dynamic LDS");
   Out.StaticLdsBytes = uint32_t(Offset);
   for (GlobalVariable *G : Dynamic)
     Placed.push_back({G, Offset});

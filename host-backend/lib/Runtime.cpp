@@ -627,8 +627,8 @@ Error Pool::run(const KernelLaunch &L) {
     return makeError("kernel '" + L.Name + "': a block of " + Twine(Threads) + " threads (1 to " +
                      Twine(MaxBlockSize) + ")");
   // The kernel's own need is checked against MaxLdsBytes by the caller; the arena (the module's
-  // static layout, then the dynamic LDS) is bounded by that plus the module's static LDS.
-  if (L.LdsBytes > 2 * MaxLdsBytes)
+  // static layout, then the dynamic LDS) by MaxLdsArenaBytes.
+  if (L.LdsBytes > MaxLdsArenaBytes)
     return makeError("kernel '" + L.Name + "': an LDS arena of " + Twine(L.LdsBytes) + " bytes");
   uint64_t Groups = uint64_t(G.Grid[0]) * G.Grid[1] * G.Grid[2];
   if (Groups == 0)

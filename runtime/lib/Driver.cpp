@@ -433,11 +433,17 @@ CUresult cuCtxCreate_v3(CUcontext *Ctx, void *AffinityParams, int NumParams, uns
   });
 }
 
-// CUDA 13's cuCtxCreate: execution-affinity and CIG parameters are not supported.
-CUresult cuCtxCreate_v4(CUcontext *Ctx, void *Params, unsigned Flags, CUdevice Device) {
+// CUDA 13's cuCtxCreate: parameters without execution affinity or CIG (null, or empty, as
+// programs pass them) are what cuCtxCreate_v2 does; real ones are not supported.
+CUresult cuCtxCreate_v4(CUcontext *Ctx, CUctxCreateParams *Params, unsigned Flags,
+                        CUdevice Device) {
   return driverCall([&] {
-    if (Params)
-      return fail(cudaErrorNotSupported, "context creation parameters (execution affinity, CIG)");
+    if (Params && Params->numExecAffinityParams < 0)
+      return fail(cudaErrorInvalidValue);
+    if (Params && (Params->numExecAffinityParams > 0 || Params->cigParams))
+      return fail(cudaErrorNotSupported, Params->cigParams
+                                             ? "CIG parameters of a context"
+                                             : "execution affinity parameters of a context");
     return createContext(Ctx, Flags, Device);
   });
 }

@@ -123,7 +123,7 @@ CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice Device, unsigned Flags);
 CUresult cuCtxCreate_v2(CUcontext *Ctx, unsigned Flags, CUdevice Device);
 CUresult cuCtxCreate_v3(CUcontext *Ctx, void *AffinityParams, int NumParams, unsigned Flags,
                         CUdevice Device);
-CUresult cuCtxCreate_v4(CUcontext *Ctx, void *Params, unsigned Flags, CUdevice Device);
+CUresult cuCtxCreate_v4(CUcontext *Ctx, CUctxCreateParams *Params, unsigned Flags, CUdevice Device);
 CUresult cuCtxDestroy_v2(CUcontext Ctx);
 CUresult cuCtxPushCurrent_v2(CUcontext Ctx);
 CUresult cuCtxPopCurrent_v2(CUcontext *Ctx);

@@ -92,6 +92,13 @@ enum CUjit_option : int {
   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
 };
 
+/// cuCtxCreate_v4's parameters (the pointed-to types are not needed here).
+struct CUctxCreateParams {
+  void *execAffinityParams;
+  int numExecAffinityParams;
+  void *cigParams;
+};
+
 enum CUmoduleLoadingMode : int {
   CU_MODULE_EAGER_LOADING = 1,
   CU_MODULE_LAZY_LOADING = 2,

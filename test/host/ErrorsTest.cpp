@@ -273,3 +273,89 @@ TEST_CASE("launch errors: unknown kernel, bad block size, too much shared memory
              Catch::Contains("shared memory"));
   CHECK_THAT(launchError(*M, "lds_store", {1}, {32}, {nullptr}), Catch::Contains("null"));
 }
+
+TEST_CASE("a module's static LDS may exceed one kernel's: each kernel is held to its own",
+          "[errors]") {
+  // Two kernels with 40 KiB of shared memory each (80 KiB in the module) and one with none, as
+  // template libraries (cub) have them: each runs; only a kernel's own LDS is limited.
+  const char *Ptx = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.shared .align 4 .b32 first[10240];
+.shared .align 4 .b32 second[10240];
+
+.visible .entry rotate_first(.param .u64 out)
+{
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, first;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  st.shared.u32 [%r4+40000], %r1;
+  bar.sync 0;
+  add.u32 %r5, %r1, 1;
+  and.b32 %r5, %r5, 63;
+  shl.b32 %r5, %r5, 2;
+  add.u32 %r5, %r2, %r5;
+  ld.shared.u32 %r5, [%r5+40000];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd2, %rd2, %rd3;
+  st.global.u32 [%rd2], %r5;
+  ret;
+}
+
+.visible .entry rotate_second(.param .u64 out)
+{
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, second;
+  shl.b32 %r3, %r1, 2;
+  add.u32 %r4, %r2, %r3;
+  st.shared.u32 [%r4+40000], %r1;
+  bar.sync 0;
+  add.u32 %r5, %r1, 2;
+  and.b32 %r5, %r5, 63;
+  shl.b32 %r5, %r5, 2;
+  add.u32 %r5, %r2, %r5;
+  ld.shared.u32 %r5, [%r5+40000];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd2, %rd2, %rd3;
+  st.global.u32 [%rd2], %r5;
+  ret;
+}
+
+.visible .entry empty()
+{
+  ret;
+}
+)";
+  for (const char *Target : WaveTargets) {
+    INFO(Target);
+    auto M = loadText(Ptx, Target);
+    REQUIRE(M->metadata("rotate_first"));
+    CHECK(M->metadata("rotate_first")->GroupSegmentFixedSize == 40960);
+    CHECK(M->metadata("empty")->GroupSegmentFixedSize == 0);
+    launch(*M, "empty", {4}, {32}, {});
+    for (auto [Kernel, Step] : {std::pair{"rotate_first", 1u}, std::pair{"rotate_second", 2u}}) {
+      INFO(Kernel);
+      Buffer<uint32_t> Out(64);
+      uint32_t *P = Out.get();
+      launch(*M, Kernel, {1}, {64}, {&P});
+      std::vector<uint32_t> Got = Out.read();
+      for (uint32_t I = 0; I < 64; ++I)
+        CHECK(Got[I] == (I + Step) % 64);
+    }
+    // One kernel's own 40 KiB and 30 KiB of dynamic LDS are more than a workgroup has.
+    Buffer<uint32_t> Out(64);
+    uint32_t *P = Out.get();
+    CHECK_THAT(launchError(*M, "rotate_first", {1}, {64}, {&P}, 30 * 1024),
+               Catch::Contains("shared memory"));
+  }
+}
