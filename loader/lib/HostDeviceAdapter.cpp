@@ -103,6 +103,9 @@ public:
   const DeviceProperties &properties() const override { return Props; }
   Expected<void *> allocate(size_t Bytes, MemoryKind Kind) override;
   Error release(void *Ptr) override;
+  // The CPU device's memory is the host's: any of it is already reachable.
+  Error registerHostMemory(void *, size_t) override { return Error::success(); }
+  Error unregisterHostMemory(void *) override { return Error::success(); }
   Error copy(void *Dst, const void *Src, size_t Bytes, CopyKind Kind, Stream *S) override;
   Error memset(void *Dst, uint8_t Value, size_t Bytes, Stream *S) override;
   Expected<std::unique_ptr<Module>> loadModule(const ModuleImage &Image) override;

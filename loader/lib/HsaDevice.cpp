@@ -220,6 +220,8 @@ public:
   const DeviceProperties &properties() const override { return Props; }
   Expected<void *> allocate(size_t Bytes, MemoryKind Kind) override;
   Error release(void *Ptr) override;
+  Error registerHostMemory(void *Ptr, size_t Bytes) override;
+  Error unregisterHostMemory(void *Ptr) override;
   Error copy(void *Dst, const void *Src, size_t Bytes, CopyKind Kind, Stream *S) override;
   Error memset(void *Dst, uint8_t Value, size_t Bytes, Stream *S) override;
   Expected<std::unique_ptr<Module>> loadModule(const ModuleImage &Image) override;
@@ -475,6 +477,26 @@ Error HsaDevice::release(void *Ptr) {
     return makeError("release of " + Twine(utohexstr(uintptr_t(Ptr))) +
                      ", which allocate() did not return");
   PTX2AMD_HSA_CHECK(hsa_amd_memory_pool_free(Ptr));
+  return Error::success();
+}
+
+// Pinned for the GPU; kernels address it where the host does (unified addressing), which ROCr
+// gives on Linux: an agent address elsewhere is refused rather than handed out.
+Error HsaDevice::registerHostMemory(void *Ptr, size_t Bytes) {
+  void *AgentPtr = nullptr;
+  hsa_agent_t Agents[] = {Gpu};
+  PTX2AMD_HSA_CHECK(hsa_amd_memory_lock(Ptr, Bytes, Agents, 1, &AgentPtr));
+  if (AgentPtr != Ptr) {
+    hsa_amd_memory_unlock(Ptr);
+    return makeError("host memory at " + Twine(utohexstr(uintptr_t(Ptr))) +
+                     " was locked at another GPU address (" +
+                     Twine(utohexstr(uintptr_t(AgentPtr))) + ")");
+  }
+  return Error::success();
+}
+
+Error HsaDevice::unregisterHostMemory(void *Ptr) {
+  PTX2AMD_HSA_CHECK(hsa_amd_memory_unlock(Ptr));
   return Error::success();
 }
 

@@ -81,7 +81,19 @@ cudaError_t cudaMallocHost(void **Ptr, size_t Bytes) {
 }
 
 cudaError_t cudaHostAlloc(void **Ptr, size_t Bytes, unsigned Flags) {
-  return guarded([&] { return allocate(Ptr, Bytes, loader::MemoryKind::HostPinned); });
+  return guarded([&] { return allocate(Ptr, Bytes, loader::MemoryKind::HostPinned, Flags); });
+}
+
+cudaError_t cudaHostRegister(void *Ptr, size_t Bytes, unsigned Flags) {
+  return guarded([&] { return registerHost(Ptr, Bytes, Flags); });
+}
+
+cudaError_t cudaHostUnregister(void *Ptr) {
+  return guarded([&] { return unregisterHost(Ptr); });
+}
+
+cudaError_t cudaHostGetFlags(unsigned *Flags, void *Ptr) {
+  return guarded([&] { return hostFlags(Ptr, Flags); });
 }
 
 // Pinned memory is mapped at the same address on both sides (unified addressing).

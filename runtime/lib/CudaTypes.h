@@ -45,6 +45,8 @@ enum cudaError_t : int {
   cudaErrorLaunchOutOfResources = 701,
   cudaErrorLaunchTimeout = 702,
   cudaErrorAssert = 710,
+  cudaErrorHostMemoryAlreadyRegistered = 712,
+  cudaErrorHostMemoryNotRegistered = 713,
   cudaErrorHardwareStackError = 714,
   cudaErrorIllegalInstruction = 715,
   cudaErrorMisalignedAddress = 716,

@@ -241,6 +241,10 @@ CUresult cuMemsetD8Async(CUdeviceptr Dst, unsigned char Value, size_t Count, CUs
 CUresult cuMemsetD16Async(CUdeviceptr Dst, unsigned short Value, size_t Count, CUstream Stream);
 CUresult cuMemsetD32Async(CUdeviceptr Dst, unsigned Value, size_t Count, CUstream Stream);
 
+CUresult cuMemHostRegister_v2(void *Ptr, size_t Bytes, unsigned Flags);
+CUresult cuMemHostRegister(void *Ptr, size_t Bytes, unsigned Flags);
+CUresult cuMemHostUnregister(void *Ptr);
+CUresult cuMemHostGetFlags(unsigned *Flags, void *Ptr);
 CUresult cuPointerGetAttribute(void *Data, int Attribute, CUdeviceptr Ptr);
 CUresult cuPointerGetAttributes(unsigned Count, int *Attributes, void **Data, CUdeviceptr Ptr);
 CUresult cuStreamGetFlags(CUstream Stream, unsigned *Flags);

@@ -368,6 +368,23 @@ CUresult cuMemsetD2D32Async(CUdeviceptr Dst, size_t Pitch, unsigned Value, size_
   return inContext([&] { return fill2D(Dst, Pitch, Value, 4, Width, Height, Stream, false); });
 }
 
+CUresult cuMemHostRegister_v2(void *Ptr, size_t Bytes, unsigned Flags) {
+  return inContext([&] { return registerHost(Ptr, Bytes, Flags); });
+}
+
+// CUDA 4.0's: the same flags.
+CUresult cuMemHostRegister(void *Ptr, size_t Bytes, unsigned Flags) {
+  return cuMemHostRegister_v2(Ptr, Bytes, Flags);
+}
+
+CUresult cuMemHostUnregister(void *Ptr) {
+  return inContext([&] { return unregisterHost(Ptr); });
+}
+
+CUresult cuMemHostGetFlags(unsigned *Flags, void *Ptr) {
+  return inContext([&] { return hostFlags(Ptr, Flags); });
+}
+
 //===-- pointers -----------------------------------------------------------===//
 
 // A pointer outside every allocation is CUDA_ERROR_INVALID_VALUE here.

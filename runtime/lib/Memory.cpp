@@ -14,7 +14,7 @@ using namespace llvm;
 
 namespace ptx2amd::runtime {
 
-cudaError_t allocate(void **Ptr, size_t Bytes, loader::MemoryKind Kind) {
+cudaError_t allocate(void **Ptr, size_t Bytes, loader::MemoryKind Kind, unsigned Flags) {
   if (!Ptr)
     return fail(cudaErrorInvalidValue);
   *Ptr = nullptr;
@@ -27,7 +27,7 @@ cudaError_t allocate(void **Ptr, size_t Bytes, loader::MemoryKind Kind) {
   if (!P)
     return fail(cudaErrorMemoryAllocation, P.takeError());
   std::lock_guard<std::mutex> Lock(C->Mutex);
-  C->Allocations[uintptr_t(*P)] = {Bytes, Kind};
+  C->Allocations[uintptr_t(*P)] = {Bytes, Kind, false, Flags};
   if (Kind == loader::MemoryKind::Device)
     C->DeviceBytes += Bytes;
   *Ptr = *P;
@@ -44,7 +44,7 @@ cudaError_t release(void *Ptr, bool Host) {
     std::lock_guard<std::mutex> Lock(C->Mutex);
     auto It = C->Allocations.find(uintptr_t(Ptr));
     bool IsHost = It != C->Allocations.end() && It->second.Kind == loader::MemoryKind::HostPinned;
-    if (It == C->Allocations.end() || IsHost != Host)
+    if (It == C->Allocations.end() || IsHost != Host || It->second.Registered)
       return fail(Host ? cudaErrorInvalidHostPointer : cudaErrorInvalidDevicePointer,
                   formatv("{0} was not allocated by {1}", Ptr,
                           Host ? "cudaMallocHost/cudaHostAlloc" : "cudaMalloc/cudaMallocManaged")
@@ -172,6 +172,68 @@ cudaError_t allocatePitched(void **Ptr, size_t *Pitch, size_t Width, size_t Heig
   size_t Align = C->Props.texturePitchAlignment;
   *Pitch = (Width + Align - 1) / Align * Align;
   return allocate(Ptr, *Pitch * Height, loader::MemoryKind::Device);
+}
+
+namespace {
+constexpr unsigned HostRegisterIoMemory = 4;
+constexpr unsigned HostRegisterFlags = 0xf; // portable, mapped, I/O memory, read-only
+} // namespace
+
+cudaError_t registerHost(void *Ptr, size_t Bytes, unsigned Flags) {
+  if (!Ptr || !Bytes || (Flags & ~HostRegisterFlags))
+    return fail(cudaErrorInvalidValue);
+  if (Flags & HostRegisterIoMemory)
+    return fail(cudaErrorNotSupported, "registering I/O memory");
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  {
+    std::lock_guard<std::mutex> Lock(C->Mutex);
+    const uintptr_t Begin = uintptr_t(Ptr), End = Begin + Bytes;
+    for (auto &[At, A] : C->Allocations)
+      if (At < End && Begin < At + A.Bytes)
+        return fail(cudaErrorHostMemoryAlreadyRegistered,
+                    formatv("{0} bytes at {1}", Bytes, Ptr).str());
+  }
+  if (Error E = C->Dev.registerHostMemory(Ptr, Bytes))
+    return fail(cudaErrorNotSupported, std::move(E));
+  std::lock_guard<std::mutex> Lock(C->Mutex);
+  C->Allocations[uintptr_t(Ptr)] = {Bytes, loader::MemoryKind::HostPinned, true, Flags};
+  return cudaSuccess;
+}
+
+cudaError_t unregisterHost(void *Ptr) {
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  {
+    std::lock_guard<std::mutex> Lock(C->Mutex);
+    auto It = C->Allocations.find(uintptr_t(Ptr));
+    if (!Ptr || It == C->Allocations.end() || !It->second.Registered)
+      return fail(cudaErrorHostMemoryNotRegistered, formatv("{0}", Ptr).str());
+  }
+  // The device's work may still read it, as CUDA's unregistering waits for.
+  if (cudaError_t E = synchronizeAll(*C))
+    return E;
+  if (Error E = C->Dev.unregisterHostMemory(Ptr))
+    return fail(cudaErrorUnknown, std::move(E));
+  std::lock_guard<std::mutex> Lock(C->Mutex);
+  C->Allocations.erase(uintptr_t(Ptr));
+  return cudaSuccess;
+}
+
+cudaError_t hostFlags(void *Ptr, unsigned *Flags) {
+  if (!Flags)
+    return fail(cudaErrorInvalidValue);
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  auto A = findAllocation(*C, Ptr);
+  if (!A || A->second.Kind != loader::MemoryKind::HostPinned)
+    return fail(cudaErrorInvalidValue, formatv("{0} is not pinned host memory", Ptr).str());
+  // Pinned memory is always mapped here (one address space).
+  *Flags = A->second.Flags | 2; // cudaHostAllocMapped
+  return cudaSuccess;
 }
 
 } // namespace ptx2amd::runtime

@@ -160,6 +160,8 @@ struct EventRecord {
 struct Allocation {
   size_t Bytes = 0;
   loader::MemoryKind Kind = loader::MemoryKind::Device;
+  bool Registered = false; ///< the program's own memory (cudaHostRegister), not ours to free
+  unsigned Flags = 0;      ///< cudaHostAlloc's or cudaHostRegister's flags
 };
 
 struct Context {
@@ -218,7 +220,13 @@ bool deviceAttribute(const Context &C, cudaDeviceAttr A, int &Out);
 cudaError_t deviceLimit(cudaLimit Limit, size_t *Value);
 cudaError_t setDeviceLimit(cudaLimit Limit, size_t Value);
 
-cudaError_t allocate(void **Ptr, size_t Bytes, loader::MemoryKind Kind);
+cudaError_t allocate(void **Ptr, size_t Bytes, loader::MemoryKind Kind, unsigned Flags = 0);
+/// cudaHostRegister/cuMemHostRegister: the program's memory as pinned host memory (flags
+/// portable, mapped, read-only are what host memory is here; I/O memory is not supported).
+cudaError_t registerHost(void *Ptr, size_t Bytes, unsigned Flags);
+cudaError_t unregisterHost(void *Ptr);
+/// cudaHostGetFlags/cuMemHostGetFlags of pinned or registered memory at \p Ptr.
+cudaError_t hostFlags(void *Ptr, unsigned *Flags);
 /// Frees an allocation of allocate(): host-pinned memory when \p Host, else device or managed.
 cudaError_t release(void *Ptr, bool Host);
 /// The allocation (start address and record) that \p P points into, if any.

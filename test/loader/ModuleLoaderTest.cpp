@@ -104,6 +104,8 @@ public:
   }
   llvm::Expected<void *> allocate(size_t, MemoryKind) override { return none(); }
   llvm::Error release(void *) override { return none(); }
+  llvm::Error registerHostMemory(void *, size_t) override { return none(); }
+  llvm::Error unregisterHostMemory(void *) override { return none(); }
   llvm::Error copy(void *, const void *, size_t, CopyKind, loader::Stream *) override {
     return none();
   }

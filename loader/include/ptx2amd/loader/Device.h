@@ -126,6 +126,10 @@ public:
   virtual llvm::Expected<void *> allocate(size_t Bytes, MemoryKind Kind) = 0;
   /// Frees memory from allocate(); anything else is an error. Work using it must be finished.
   virtual llvm::Error release(void *Ptr) = 0;
+  /// Makes \p Bytes of the program's own host memory at \p Ptr (cudaHostRegister) reachable by
+  /// kernels and copies at the same address, until unregisterHostMemory(Ptr).
+  virtual llvm::Error registerHostMemory(void *Ptr, size_t Bytes) = 0;
+  virtual llvm::Error unregisterHostMemory(void *Ptr) = 0;
   /// Copies after the earlier work of \p S. It may return before the copy is done (synchronize
   /// \p S to wait), except from or to pageable host memory, which it waits for.
   virtual llvm::Error copy(void *Dst, const void *Src, size_t Bytes, CopyKind Kind, Stream *S) = 0;
