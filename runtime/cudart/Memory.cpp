@@ -84,6 +84,40 @@ cudaError_t cudaHostAlloc(void **Ptr, size_t Bytes, unsigned Flags) {
   return guarded([&] { return allocate(Ptr, Bytes, loader::MemoryKind::HostPinned, Flags); });
 }
 
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t S, void *Ptr, size_t Bytes, unsigned Flags) {
+  return guarded([&] { return attachManaged(S, Ptr, Bytes, Flags); });
+}
+
+cudaError_t cudaMemPrefetchAsync(const void *Ptr, size_t Bytes, MemLocation To, unsigned Flags,
+                                 cudaStream_t S) {
+  return guarded([&] {
+    if (Flags)
+      return fail(cudaErrorInvalidValue);
+    return prefetchManaged(Ptr, Bytes, To, S);
+  });
+}
+
+cudaError_t cudaMemAdvise(const void *Ptr, size_t Bytes, int Advice, MemLocation L) {
+  return guarded([&] { return adviseManaged(Ptr, Bytes, Advice, L); });
+}
+
+cudaError_t cudaMemRangeGetAttribute(void *Data, size_t DataSize, int Attribute, const void *Ptr,
+                                     size_t Bytes) {
+  return guarded([&] { return managedRangeAttribute(Data, DataSize, Attribute, Ptr, Bytes); });
+}
+
+cudaError_t cudaMemRangeGetAttributes(void **Data, size_t *DataSizes, int *Attributes, size_t Count,
+                                      const void *Ptr, size_t Bytes) {
+  return guarded([&] {
+    if (!Data || !DataSizes || !Attributes || !Count)
+      return fail(cudaErrorInvalidValue);
+    for (size_t I = 0; I < Count; ++I)
+      if (cudaError_t E = managedRangeAttribute(Data[I], DataSizes[I], Attributes[I], Ptr, Bytes))
+        return E;
+    return cudaSuccess;
+  });
+}
+
 cudaError_t cudaHostRegister(void *Ptr, size_t Bytes, unsigned Flags) {
   return guarded([&] { return registerHost(Ptr, Bytes, Flags); });
 }

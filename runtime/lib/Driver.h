@@ -241,6 +241,16 @@ CUresult cuMemsetD8Async(CUdeviceptr Dst, unsigned char Value, size_t Count, CUs
 CUresult cuMemsetD16Async(CUdeviceptr Dst, unsigned short Value, size_t Count, CUstream Stream);
 CUresult cuMemsetD32Async(CUdeviceptr Dst, unsigned Value, size_t Count, CUstream Stream);
 
+CUresult cuStreamAttachMemAsync(CUstream Stream, CUdeviceptr Ptr, size_t Bytes, unsigned Flags);
+CUresult cuMemPrefetchAsync_v2(CUdeviceptr Ptr, size_t Bytes, ptx2amd::runtime::MemLocation To,
+                               unsigned Flags, CUstream Stream);
+CUresult cuMemPrefetchAsync(CUdeviceptr Ptr, size_t Bytes, CUdevice Device, CUstream Stream);
+CUresult cuMemAdvise_v2(CUdeviceptr Ptr, size_t Bytes, int Advice, ptx2amd::runtime::MemLocation L);
+CUresult cuMemAdvise(CUdeviceptr Ptr, size_t Bytes, int Advice, CUdevice Device);
+CUresult cuMemRangeGetAttribute(void *Data, size_t DataSize, int Attribute, CUdeviceptr Ptr,
+                                size_t Bytes);
+CUresult cuMemRangeGetAttributes(void **Data, size_t *DataSizes, int *Attributes, size_t Count,
+                                 CUdeviceptr Ptr, size_t Bytes);
 CUresult cuMemHostRegister_v2(void *Ptr, size_t Bytes, unsigned Flags);
 CUresult cuMemHostRegister(void *Ptr, size_t Bytes, unsigned Flags);
 CUresult cuMemHostUnregister(void *Ptr);

@@ -59,6 +59,8 @@ cudaError_t release(void *Ptr, bool Host) {
   auto It = C->Allocations.find(uintptr_t(Ptr));
   if (It->second.Kind == loader::MemoryKind::Device)
     C->DeviceBytes -= It->second.Bytes;
+  if (It->second.Kind == loader::MemoryKind::Managed)
+    forgetManaged(It->first);
   C->Allocations.erase(It);
   return cudaSuccess;
 }

@@ -225,6 +225,21 @@ cudaError_t allocate(void **Ptr, size_t Bytes, loader::MemoryKind Kind, unsigned
 /// portable, mapped, read-only are what host memory is here; I/O memory is not supported).
 cudaError_t registerHost(void *Ptr, size_t Bytes, unsigned Flags);
 cudaError_t unregisterHost(void *Ptr);
+/// A memory location of CUDA 12.2's managed memory calls (cudaMemLocation / CUmemLocation):
+/// type (1 device, 2 host, ...) and id.
+struct MemLocation {
+  int Type = 0;
+  int Id = 0;
+};
+/// Managed memory (Managed.cpp), for both APIs: stream attachment, prefetches and advice,
+/// checked and remembered, and the range attributes they answer.
+cudaError_t attachManaged(cudaStream_t S, const void *Ptr, size_t Bytes, unsigned Flags);
+cudaError_t prefetchManaged(const void *Ptr, size_t Bytes, MemLocation To, cudaStream_t S);
+cudaError_t adviseManaged(const void *Ptr, size_t Bytes, int Advice, MemLocation L);
+cudaError_t managedRangeAttribute(void *Data, size_t DataSize, int Attribute, const void *Ptr,
+                                  size_t Bytes);
+/// Forgets the hints of the managed allocation at \p Start (it is freed).
+void forgetManaged(uintptr_t Start);
 /// cudaHostGetFlags/cuMemHostGetFlags of pinned or registered memory at \p Ptr.
 cudaError_t hostFlags(void *Ptr, unsigned *Flags);
 /// Frees an allocation of allocate(): host-pinned memory when \p Host, else device or managed.
