@@ -75,6 +75,12 @@ llvm::ArrayRef<uint8_t> imageBytes(const void *Image);
 cudaError_t registerModule(llvm::Expected<std::unique_ptr<loader::LazyModule>> M,
                            const std::string &Name, DriverContext *Owner, FatbinRecord *&Out,
                            std::string *ErrorLog = nullptr);
+/// A module of the current context, opened by \p Open (from bytes, a fatbin wrapper, ...).
+cudaError_t loadInCurrentContext(
+    CUmodule *Out,
+    llvm::function_ref<llvm::Expected<std::unique_ptr<loader::LazyModule>>(loader::ModuleLoader &)>
+        Open,
+    const std::string &Name, std::string *ErrorLog = nullptr);
 /// Module \p F's kernel \p Name, translating the module at the first lookup.
 cudaError_t functionIn(FatbinRecord &F, const char *Name, KernelRecord *&Out);
 /// Module \p F's variable \p Name: its device address and size (either may be null).

@@ -59,17 +59,8 @@ ArrayRef<uint8_t> imageExtent(const void *Image) {
 /// Registers a module opened from \p Bytes in the current context.
 cudaError_t loadModule(CUmodule *Out, ArrayRef<uint8_t> Bytes, const std::string &Name,
                        std::string *ErrorLog = nullptr) {
-  DriverContext *DC = nullptr;
-  if (cudaError_t E = currentContext(DC))
-    return E;
-  Context *C = nullptr;
-  if (cudaError_t E = context(C))
-    return E;
-  FatbinRecord *F = nullptr;
-  if (cudaError_t E = registerModule(C->Loader.open(Bytes, Name), Name, DC, F, ErrorLog))
-    return E;
-  *Out = reinterpret_cast<CUmodule>(F);
-  return cudaSuccess;
+  return loadInCurrentContext(
+      Out, [&](loader::ModuleLoader &L) { return L.open(Bytes, Name); }, Name, ErrorLog);
 }
 
 /// cuModuleLoadDataEx's log buffers: (buffer, size in bytes), both optional.
@@ -91,6 +82,23 @@ struct JitLog {
 namespace ptx2amd::runtime {
 
 ArrayRef<uint8_t> imageBytes(const void *Image) { return imageExtent(Image); }
+
+cudaError_t loadInCurrentContext(
+    CUmodule *Out,
+    function_ref<Expected<std::unique_ptr<loader::LazyModule>>(loader::ModuleLoader &)> Open,
+    const std::string &Name, std::string *ErrorLog) {
+  DriverContext *DC = nullptr;
+  if (cudaError_t E = currentContext(DC))
+    return E;
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  FatbinRecord *F = nullptr;
+  if (cudaError_t E = registerModule(Open(C->Loader), Name, DC, F, ErrorLog))
+    return E;
+  *Out = reinterpret_cast<CUmodule>(F);
+  return cudaSuccess;
+}
 
 cudaError_t registerModule(Expected<std::unique_ptr<loader::LazyModule>> M, const std::string &Name,
                            DriverContext *Owner, FatbinRecord *&Out, std::string *ErrorLog) {

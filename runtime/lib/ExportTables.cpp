@@ -91,20 +91,13 @@ CUresult primaryContext(CUcontext *Ctx, CUdevice Device) {
 cudaError_t moduleFromFatbin(CUmodule *Module, const void *Image, bool IsHeader) {
   if (!Module || !Image)
     return fail(cudaErrorInvalidValue);
-  DriverContext *DC = nullptr;
-  if (cudaError_t E = currentContext(DC))
-    return E;
-  Context *C = nullptr;
-  if (cudaError_t E = context(C))
-    return E;
-  FatbinRecord *F = nullptr;
   std::string Name = IsHeader ? "fatbin" : "registered fatbin";
-  if (cudaError_t E = registerModule(IsHeader ? C->Loader.open(imageBytes(Image), Name)
-                                              : C->Loader.openWrapper(Image, Name),
-                                     Name, DC, F))
-    return E;
-  *Module = reinterpret_cast<CUmodule>(F);
-  return cudaSuccess;
+  return loadInCurrentContext(
+      Module,
+      [&](ptx2amd::loader::ModuleLoader &L) {
+        return IsHeader ? L.open(imageBytes(Image), Name) : L.openWrapper(Image, Name);
+      },
+      Name);
 }
 
 // [1]: a module from a fatbin wrapper.

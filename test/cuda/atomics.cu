@@ -243,30 +243,30 @@ int main() {
   w.dec = dec;
 
   int rc = 0;
-#define EXPECT(field, fmt)                                                                         \
+#define EXPECT_FIELD(field, fmt)                                                                   \
   if (!rc && !(got.field == w.field)) {                                                            \
     printf("FAIL %s: " #field " = " fmt ", want " fmt "\n", kName, got.field, w.field);            \
     rc = 1;                                                                                        \
   }
-  EXPECT(isum, "%d")
-  EXPECT(usum, "%u")
-  EXPECT(ullsum, "%llu")
-  EXPECT(fsum, "%.9g")
-  EXPECT(dsum, "%.17g")
-  EXPECT(imax, "%d")
-  EXPECT(imin, "%d")
-  EXPECT(umax, "%u")
-  EXPECT(umin, "%u")
-  EXPECT(llmin, "%lld")
-  EXPECT(ullmax, "%llu")
-  EXPECT(andv, "0x%08x")
-  EXPECT(orv, "0x%08x")
-  EXPECT(xorv, "0x%08x")
-  EXPECT(inc, "%u")
-  EXPECT(dec, "%u")
-  EXPECT(fmaxv, "%.9g")
-  EXPECT(prod, "%llu")
-#undef EXPECT
+  EXPECT_FIELD(isum, "%d")
+  EXPECT_FIELD(usum, "%u")
+  EXPECT_FIELD(ullsum, "%llu")
+  EXPECT_FIELD(fsum, "%.9g")
+  EXPECT_FIELD(dsum, "%.17g")
+  EXPECT_FIELD(imax, "%d")
+  EXPECT_FIELD(imin, "%d")
+  EXPECT_FIELD(umax, "%u")
+  EXPECT_FIELD(umin, "%u")
+  EXPECT_FIELD(llmin, "%lld")
+  EXPECT_FIELD(ullmax, "%llu")
+  EXPECT_FIELD(andv, "0x%08x")
+  EXPECT_FIELD(orv, "0x%08x")
+  EXPECT_FIELD(xorv, "0x%08x")
+  EXPECT_FIELD(inc, "%u")
+  EXPECT_FIELD(dec, "%u")
+  EXPECT_FIELD(fmaxv, "%.9g")
+  EXPECT_FIELD(prod, "%llu")
+#undef EXPECT_FIELD
   if (!rc && (got.ticket != tickets || got.sys != 2 * n)) {
     printf("FAIL %s: ticket/sys = %u/%d, want %u/%d\n", kName, got.ticket, got.sys, tickets, 2 * n);
     rc = 1;

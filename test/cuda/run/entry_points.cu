@@ -18,14 +18,6 @@ static const char *kName = "entry_points";
 
 #include "../check.h"
 
-#define EXPECT(cond)                                                                               \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      printf("FAIL %s: %s (line %d)\n", kName, #cond, __LINE__);                                   \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
 __global__ void iota(int *out) { out[threadIdx.x] = threadIdx.x; }
 
 static void *driver = nullptr;

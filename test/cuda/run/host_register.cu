@@ -12,14 +12,6 @@ static const char *kName = "host_register";
 
 #include "../check.h"
 
-#define EXPECT(cond)                                                                               \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      printf("FAIL %s: %s (line %d)\n", kName, #cond, __LINE__);                                   \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
 __global__ void scale(const float *in, float *out, int n, float k) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)

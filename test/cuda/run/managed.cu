@@ -8,14 +8,6 @@ static const char *kName = "managed";
 
 #include "../check.h"
 
-#define EXPECT(cond)                                                                               \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      printf("FAIL %s: %s (line %d)\n", kName, #cond, __LINE__);                                   \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
 __managed__ int m_total = 0;
 
 __global__ void bump(int *data, int n, int by) {

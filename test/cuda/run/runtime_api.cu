@@ -13,14 +13,6 @@ static const char *kName = "runtime_api";
 
 #include "../check.h"
 
-#define EXPECT(cond)                                                                               \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      printf("FAIL %s: %s (line %d)\n", kName, #cond, __LINE__);                                   \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
 __device__ int d_table[16];
 __managed__ int m_counter = 5;
 

@@ -17,6 +17,8 @@
 
 static const char *kName = "driver_api";
 
+#include "../../check.h"
+
 #define CU(call)                                                                                   \
   do {                                                                                             \
     CUresult r_ = (call);                                                                          \
@@ -24,14 +26,6 @@ static const char *kName = "driver_api";
       const char *s_ = nullptr;                                                                    \
       cuGetErrorString(r_, &s_);                                                                   \
       printf("FAIL %s: %s (line %d): %d %s\n", kName, #call, __LINE__, int(r_), s_ ? s_ : "?");    \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
-#define EXPECT(cond)                                                                               \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      printf("FAIL %s: %s (line %d)\n", kName, #cond, __LINE__);                                   \
       return 1;                                                                                    \
     }                                                                                              \
   } while (0)
