@@ -63,8 +63,9 @@ constexpr const char *ResultNames[] = {
 };
 
 /// What every slot holds until the toolkit's function is found. Every NVRTC function but
-/// nvrtcGetErrorString (ours) returns an nvrtcResult, and under the C calling convention a
-/// function that takes no arguments may answer a caller that passed any.
+/// nvrtcGetErrorString (ours) returns an nvrtcResult (__nvrtcCPEx, undocumented, is taken to),
+/// and under the C calling convention a function that takes no arguments may answer a caller
+/// that passed any.
 int missingNvrtc() { return NVRTC_ERROR_INTERNAL_ERROR; }
 
 using Slot = int (*)();
