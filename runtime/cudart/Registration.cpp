@@ -218,6 +218,25 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t Kernel, dim3 Grid, dim3 Block, 
   return __cudaLaunchKernel(Kernel, Grid, Block, Args, SharedBytes, Stream);
 }
 
+/// cudaLaunchConfig_t.
+struct LaunchConfig {
+  dim3 Grid, Block;
+  size_t DynamicSharedBytes;
+  cudaStream_t Stream;
+  const LaunchAttribute *Attrs;
+  unsigned NumAttrs;
+};
+
+cudaError_t cudaLaunchKernelExC(const LaunchConfig *Config, const void *Func, void **Args) {
+  return guarded([&] {
+    if (!Config)
+      return fail(cudaErrorInvalidValue);
+    return launchKernelEx(findKernel(Func), Config->Grid, Config->Block, Args,
+                          Config->DynamicSharedBytes, Config->Stream, Config->Attrs,
+                          Config->NumAttrs);
+  });
+}
+
 cudaError_t cudaLaunchKernel(const void *Func, dim3 Grid, dim3 Block, void **Args,
                              size_t SharedBytes, cudaStream_t Stream) {
   return guarded(

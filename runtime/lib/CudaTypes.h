@@ -56,6 +56,7 @@ enum cudaError_t : int {
   cudaErrorCooperativeLaunchTooLarge = 720,
   cudaErrorNotPermitted = 800,
   cudaErrorNotSupported = 801,
+  cudaErrorInvalidClusterSize = 912,
   cudaErrorUnknown = 999,
 };
 

@@ -86,6 +86,14 @@ cudaError_t functionIn(FatbinRecord &F, const char *Name, KernelRecord *&Out);
 /// Module \p F's variable \p Name: its device address and size (either may be null).
 cudaError_t globalIn(FatbinRecord &F, const char *Name, CUdeviceptr *Address, size_t *Bytes);
 
+/// CUlaunchConfig, of cuLaunchKernelEx.
+struct CuLaunchConfig {
+  unsigned GridX, GridY, GridZ, BlockX, BlockY, BlockZ, SharedBytes;
+  CUstream Stream;
+  const LaunchAttribute *Attrs;
+  unsigned NumAttrs;
+};
+
 /// The live context behind a handle.
 cudaError_t contextOf(CUcontext Ctx, DriverContext *&Out);
 /// Runs and forgets the context-local values' destructors of \p C (reset or destroyed).
@@ -201,6 +209,8 @@ CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *MinGrid, int *Block, CUf
 CUresult cuLaunchKernel(CUfunction Function, unsigned GridX, unsigned GridY, unsigned GridZ,
                         unsigned BlockX, unsigned BlockY, unsigned BlockZ, unsigned SharedBytes,
                         CUstream Stream, void **Params, void **Extra);
+CUresult cuLaunchKernelEx(const ptx2amd::runtime::CuLaunchConfig *Config, CUfunction Function,
+                          void **Params, void **Extra);
 CUresult cuLaunchCooperativeKernel(CUfunction Function, unsigned GridX, unsigned GridY,
                                    unsigned GridZ, unsigned BlockX, unsigned BlockY,
                                    unsigned BlockZ, unsigned SharedBytes, CUstream Stream,

@@ -476,6 +476,20 @@ CUresult cuLaunchKernel(CUfunction Function, unsigned GridX, unsigned GridY, uns
   });
 }
 
+CUresult cuLaunchKernelEx(const CuLaunchConfig *Config, CUfunction Function, void **Params,
+                          void **Extra) {
+  return driverCall([&] {
+    if (!Config || Extra)
+      return fail(cudaErrorInvalidValue, Extra ? "cuLaunchKernelEx with `extra`" : "");
+    KernelRecord *K = nullptr;
+    if (cudaError_t E = functionOf(Function, K))
+      return E;
+    return launchKernelEx(K, dim3{Config->GridX, Config->GridY, Config->GridZ},
+                          dim3{Config->BlockX, Config->BlockY, Config->BlockZ}, Params,
+                          Config->SharedBytes, Config->Stream, Config->Attrs, Config->NumAttrs);
+  });
+}
+
 // As cudaLaunchCooperativeKernel: the device reports no cooperative launch; a kernel without
 // grid-wide synchronisation runs as an ordinary launch.
 CUresult cuLaunchCooperativeKernel(CUfunction Function, unsigned GridX, unsigned GridY,

@@ -48,6 +48,7 @@ constexpr ErrorInfo Errors[] = {
     {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
     {cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found"},
     {cudaErrorNotReady, "cudaErrorNotReady", "device work not completed yet"},
+    {cudaErrorInvalidClusterSize, "cudaErrorInvalidClusterSize", "invalid cluster size"},
     {cudaErrorHostMemoryAlreadyRegistered, "cudaErrorHostMemoryAlreadyRegistered",
      "part or all of the requested memory range is already mapped"},
     {cudaErrorHostMemoryNotRegistered, "cudaErrorHostMemoryNotRegistered",

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include <unistd.h>
 
@@ -356,6 +357,56 @@ cudaError_t launchKernel(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, si
                    .str());
   if (Error E = C->Dev.launch(*DK, G, Args, Stream))
     return failDeviceWork(std::move(E));
+  return cudaSuccess;
+}
+
+cudaError_t launchKernelEx(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, size_t SharedBytes,
+                           cudaStream_t Stream, const LaunchAttribute *Attrs, unsigned NumAttrs) {
+  if (NumAttrs && !Attrs)
+    return fail(cudaErrorInvalidValue);
+  std::vector<cudaEvent_t> After;
+  for (unsigned I = 0; I < NumAttrs; ++I) {
+    const LaunchAttribute &A = Attrs[I];
+    switch (A.Id) {
+    case 0:  // ignore
+    case 1:  // access policy window: a cache hint
+    case 2:  // cooperative: every block of a grid the device holds runs at once here too
+    case 3:  // synchronisation policy
+    case 5:  // cluster scheduling preference
+    case 6:  // programmatic stream serialisation: launches are stream-ordered anyway
+    case 8:  // priority
+    case 9:  // memory synchronisation domain map
+    case 10: // memory synchronisation domain
+    case 11: // preferred cluster dimension: a preference
+    case 14: // preferred shared memory carve-out
+    case 16: // NVLink-centric scheduling
+      break;
+    case 4: { // cluster dimension
+      unsigned Dim[3];
+      std::memcpy(Dim, A.Value, sizeof Dim);
+      if (uint64_t(Dim[0]) * Dim[1] * Dim[2] > 1)
+        return fail(cudaErrorInvalidClusterSize,
+                    formatv("clusters of {0}x{1}x{2} blocks (the device has no clusters)", Dim[0],
+                            Dim[1], Dim[2])
+                        .str());
+      break;
+    }
+    case 7:    // programmatic event: triggered at the latest when the kernel completes
+    case 12: { // launch completion event
+      cudaEvent_t E;
+      std::memcpy(&E, A.Value, sizeof E);
+      After.push_back(E);
+      break;
+    }
+    default:
+      return fail(cudaErrorInvalidValue, formatv("launch attribute {0}", A.Id).str());
+    }
+  }
+  if (cudaError_t E = launchKernel(K, Grid, Block, Args, SharedBytes, Stream))
+    return E;
+  for (cudaEvent_t E : After)
+    if (cudaError_t R = recordEvent(E, Stream))
+      return R;
   return cudaSuccess;
 }
 

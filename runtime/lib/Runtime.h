@@ -282,5 +282,20 @@ cudaError_t setMaxDynamicSharedBytes(KernelRecord &K, int Value);
 /// Launches \p K with CUDA's launch arguments.
 cudaError_t launchKernel(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, size_t SharedBytes,
                          cudaStream_t S);
+/// One launch attribute of cudaLaunchKernelExC / cuLaunchKernelEx (the two share the layout and
+/// the numbering): its id, then a 64-byte value.
+struct LaunchAttribute {
+  int Id;
+  char Pad[4];
+  unsigned char Value[64];
+};
+static_assert(sizeof(LaunchAttribute) == 72);
+/// launchKernel with \p NumAttrs attributes: those that change nothing on this device are
+/// accepted (access policy, priorities, memory domains, scheduling preferences, carve-outs,
+/// programmatic serialisation: launches are stream-ordered anyway), clusters above one block
+/// are refused (cudaErrorInvalidClusterSize), and the
+/// programmatic and completion events are recorded once the kernel is done.
+cudaError_t launchKernelEx(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, size_t SharedBytes,
+                           cudaStream_t Stream, const LaunchAttribute *Attrs, unsigned NumAttrs);
 
 } // namespace ptx2amd::runtime

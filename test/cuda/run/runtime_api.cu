@@ -104,6 +104,35 @@ int main() {
   for (int i = 0; i < n; ++i)
     EXPECT(h[i] == 100 + i);
 
+  // cudaLaunchKernelEx with attributes: ones that change nothing here, a completion event, a
+  // cluster of one block; a cluster of two blocks is refused.
+  {
+    cudaEvent_t done;
+    CK(cudaEventCreate(&done));
+    cudaLaunchAttribute attrs[3];
+    attrs[0].id = cudaLaunchAttributePriority;
+    attrs[0].val.priority = 0;
+    attrs[1].id = cudaLaunchAttributeLaunchCompletionEvent;
+    attrs[1].val.launchCompletionEvent.event = done;
+    attrs[1].val.launchCompletionEvent.flags = 0;
+    attrs[2].id = cudaLaunchAttributeClusterDimension;
+    attrs[2].val.clusterDim.x = attrs[2].val.clusterDim.y = attrs[2].val.clusterDim.z = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3((n + 127) / 128);
+    config.blockDim = dim3(128);
+    config.attrs = attrs;
+    config.numAttrs = 3;
+    CK(cudaLaunchKernelEx(&config, fill, d, n, 7));
+    CK(cudaEventSynchronize(done));
+    CK(cudaMemcpy(h, d, n * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; ++i)
+      EXPECT(h[i] == 7 + i);
+    attrs[2].val.clusterDim.x = 2;
+    EXPECT(cudaLaunchKernelEx(&config, fill, d, n, 8) == cudaErrorInvalidClusterSize);
+    EXPECT(cudaGetLastError() == cudaErrorInvalidClusterSize);
+    CK(cudaEventDestroy(done));
+  }
+
   // 2D copies: a 3x5 window of a 10-wide host matrix into a pitched device buffer and back.
   int src[4 * 10], back[3 * 5];
   for (int i = 0; i < 40; ++i)
