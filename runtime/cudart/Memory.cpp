@@ -118,6 +118,77 @@ cudaError_t cudaMemRangeGetAttributes(void **Data, size_t *DataSizes, int *Attri
   });
 }
 
+cudaError_t cudaMallocAsync(void **Ptr, size_t Bytes, cudaStream_t S) {
+  return guarded([&] { return allocateAsync(Ptr, Bytes, nullptr, S); });
+}
+
+cudaError_t cudaMallocFromPoolAsync(void **Ptr, size_t Bytes, void *Pool, cudaStream_t S) {
+  return guarded([&] {
+    if (!Pool)
+      return fail(cudaErrorInvalidValue);
+    return allocateAsync(Ptr, Bytes, Pool, S);
+  });
+}
+
+cudaError_t cudaFreeAsync(void *Ptr, cudaStream_t S) {
+  return guarded([&] { return freeAsync(Ptr, S); });
+}
+
+cudaError_t cudaDeviceGetDefaultMemPool(void **Pool, int Device) {
+  return guarded([&] {
+    if (!Pool)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = checkDevice(Device))
+      return E;
+    *Pool = defaultMemPool();
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaDeviceGetMemPool(void **Pool, int Device) {
+  return guarded([&] {
+    if (cudaError_t E = checkDevice(Device))
+      return E;
+    return currentMemPool(Pool);
+  });
+}
+
+cudaError_t cudaDeviceSetMemPool(int Device, void *Pool) {
+  return guarded([&] {
+    if (cudaError_t E = checkDevice(Device))
+      return E;
+    return setCurrentMemPool(Pool);
+  });
+}
+
+cudaError_t cudaMemPoolCreate(void **Pool, const MemPoolProps *Props) {
+  return guarded([&] { return createMemPool(Pool, Props); });
+}
+
+cudaError_t cudaMemPoolDestroy(void *Pool) {
+  return guarded([&] { return destroyMemPool(Pool); });
+}
+
+cudaError_t cudaMemPoolTrimTo(void *Pool, size_t Keep) {
+  return guarded([&] { return trimMemPool(Pool, Keep); });
+}
+
+cudaError_t cudaMemPoolSetAttribute(void *Pool, int Attribute, void *Value) {
+  return guarded([&] { return memPoolAttribute(Pool, Attribute, Value, true); });
+}
+
+cudaError_t cudaMemPoolGetAttribute(void *Pool, int Attribute, void *Value) {
+  return guarded([&] { return memPoolAttribute(Pool, Attribute, Value, false); });
+}
+
+cudaError_t cudaMemPoolGetAccess(int *Flags, void *Pool, MemLocation *Location) {
+  return guarded([&] { return memPoolAccess(Pool, Location, Flags); });
+}
+
+cudaError_t cudaMemPoolSetAccess(void *Pool, const MemAccessDesc *Descs, size_t Count) {
+  return guarded([&] { return setMemPoolAccess(Pool, Descs, Count); });
+}
+
 cudaError_t cudaHostRegister(void *Ptr, size_t Bytes, unsigned Flags) {
   return guarded([&] { return registerHost(Ptr, Bytes, Flags); });
 }

@@ -267,6 +267,19 @@ CUresult cuMemRangeGetAttribute(void *Data, size_t DataSize, int Attribute, CUde
                                 size_t Bytes);
 CUresult cuMemRangeGetAttributes(void **Data, size_t *DataSizes, int *Attributes, size_t Count,
                                  CUdeviceptr Ptr, size_t Bytes);
+CUresult cuDeviceGetDefaultMemPool(void **Pool, CUdevice Device);
+CUresult cuDeviceGetMemPool(void **Pool, CUdevice Device);
+CUresult cuDeviceSetMemPool(CUdevice Device, void *Pool);
+CUresult cuMemPoolCreate(void **Pool, const ptx2amd::runtime::MemPoolProps *Props);
+CUresult cuMemPoolDestroy(void *Pool);
+CUresult cuMemAllocAsync(CUdeviceptr *Ptr, size_t Bytes, CUstream Stream);
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr *Ptr, size_t Bytes, void *Pool, CUstream Stream);
+CUresult cuMemFreeAsync(CUdeviceptr Ptr, CUstream Stream);
+CUresult cuMemPoolTrimTo(void *Pool, size_t Keep);
+CUresult cuMemPoolSetAttribute(void *Pool, int Attribute, void *Value);
+CUresult cuMemPoolGetAttribute(void *Pool, int Attribute, void *Value);
+CUresult cuMemPoolGetAccess(int *Flags, void *Pool, ptx2amd::runtime::MemLocation *Location);
+CUresult cuMemPoolSetAccess(void *Pool, const ptx2amd::runtime::MemAccessDesc *Descs, size_t Count);
 CUresult cuMemHostRegister_v2(void *Ptr, size_t Bytes, unsigned Flags);
 CUresult cuMemHostRegister(void *Ptr, size_t Bytes, unsigned Flags);
 CUresult cuMemHostUnregister(void *Ptr);

@@ -66,6 +66,8 @@ cudaDeviceProp deviceProperties(const loader::DeviceProperties &P) {
   D.globalL1CacheSupported = D.localL1CacheSupported = 1;
   // cudaHostRegister: the program's memory, at its own address on both sides.
   D.hostRegisterSupported = D.canUseHostPointerForRegisteredMem = 1;
+  // cudaMallocAsync and memory pools (not exportable to shareable handles).
+  D.memoryPoolsSupported = 1;
   // The limits of AMD's image resources (14-bit width and height, 13-bit depth and array size,
   // a 14-bit pitch in elements of up to 16 bytes), which textures and surfaces are made of.
   const int Dim = 16384, Depth = 8192, Layers = 8192;

@@ -238,6 +238,31 @@ cudaError_t prefetchManaged(const void *Ptr, size_t Bytes, MemLocation To, cudaS
 cudaError_t adviseManaged(const void *Ptr, size_t Bytes, int Advice, MemLocation L);
 cudaError_t managedRangeAttribute(void *Data, size_t DataSize, int Attribute, const void *Ptr,
                                   size_t Bytes);
+/// cudaMemPoolProps / CUmemPoolProps as far as read: allocation type (1 pinned), handle types,
+/// location.
+struct MemPoolProps {
+  int AllocType;
+  int HandleTypes;
+  MemLocation Location;
+};
+/// cudaMemAccessDesc / CUmemAccessDesc: a location and its access (3: read and write).
+struct MemAccessDesc {
+  MemLocation Location;
+  int Flags;
+};
+/// Stream-ordered allocation and memory pools (Pools.cpp), for both APIs. A pool handle is
+/// cudaMemPool_t / CUmemoryPool; null in allocateAsync means the device's current pool.
+void *defaultMemPool();
+cudaError_t currentMemPool(void **Out);
+cudaError_t setCurrentMemPool(void *Pool);
+cudaError_t createMemPool(void **Out, const MemPoolProps *Props);
+cudaError_t destroyMemPool(void *Pool);
+cudaError_t allocateAsync(void **Ptr, size_t Bytes, void *Pool, cudaStream_t S);
+cudaError_t freeAsync(void *Ptr, cudaStream_t S);
+cudaError_t trimMemPool(void *Pool, size_t Keep);
+cudaError_t memPoolAttribute(void *Pool, int Attribute, void *Value, bool Set);
+cudaError_t memPoolAccess(void *Pool, const MemLocation *Location, int *Flags);
+cudaError_t setMemPoolAccess(void *Pool, const MemAccessDesc *Descs, size_t Count);
 /// Forgets the hints of the managed allocation at \p Start (it is freed).
 void forgetManaged(uintptr_t Start);
 /// cudaHostGetFlags/cuMemHostGetFlags of pinned or registered memory at \p Ptr.

@@ -71,12 +71,26 @@ int main() {
   EXPECT(value == cudaComputeModeDefault);
   CK(cudaDeviceGetAttribute(&value, cudaDevAttrTextureAlignment, 0));
   EXPECT(value > 0);
+  // The device says what the runtime has: pools; no clusters.
   CK(cudaDeviceGetAttribute(&value, cudaDevAttrMemoryPoolsSupported, 0));
+  EXPECT(value == 1);
+  CK(cudaDeviceGetAttribute(&value, cudaDevAttrClusterLaunch, 0));
   EXPECT(value == 0);
-  // Known for the host device where the system reports the CPU's clock; else not answered.
-  cudaError_t clock = cudaDeviceGetAttribute(&value, cudaDevAttrClockRate, 0);
-  printf("clock rate: %s, %d kHz\n", cudaGetErrorName(clock), value);
-  EXPECT((clock == cudaSuccess && value > 0) || clock == cudaErrorInvalidValue);
+  // Every attribute of CUDA 13 is answered; the clock is known for the host device where the
+  // system reports the CPU's (0 where it is not known).
+  CK(cudaDeviceGetAttribute(&value, cudaDevAttrClockRate, 0));
+  printf("clock rate: %d kHz\n", value);
+  EXPECT(value >= 0);
+  for (int attr = 1; attr <= 147; ++attr) {
+    if (attr == 44 || (attr >= 102 && attr <= 105) || attr == 107 || attr == 110 || attr == 136 ||
+        attr == 137 || attr == 146)
+      continue; // the driver's only
+    if (cudaDeviceGetAttribute(&value, cudaDeviceAttr(attr), 0) != cudaSuccess) {
+      printf("FAIL %s: device attribute %d not answered\n", kName, attr);
+      return 1;
+    }
+  }
+  EXPECT(cudaDeviceGetAttribute(&value, cudaDeviceAttr(148), 0) == cudaErrorInvalidValue);
   cudaGetLastError();
 
   // The driver: from the runtime, then the same library by name.
