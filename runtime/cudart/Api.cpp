@@ -346,6 +346,34 @@ cudaError_t cudaStreamGetFlags(cudaStream_t S, unsigned *Flags) {
   });
 }
 
+cudaError_t cudaStreamGetId(cudaStream_t S, unsigned long long *Id) {
+  return guarded([&] {
+    if (!Id)
+      return fail(cudaErrorInvalidValue);
+    return streamId(S, *Id);
+  });
+}
+
+// One device: every stream is device 0's.
+cudaError_t cudaStreamGetDevice(cudaStream_t S, int *Device) {
+  return guarded([&] {
+    if (!Device)
+      return fail(cudaErrorInvalidValue);
+    unsigned Flags;
+    *Device = 0;
+    return streamFlags(S, Flags);
+  });
+}
+
+// No GPUDirect RDMA writes reach this device: there is nothing to flush.
+cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(int Target, int Scope) {
+  return guarded([&] {
+    if (Target != 0 || Scope < 100 || Scope > 200) // the current device; owner or all devices
+      return fail(cudaErrorInvalidValue);
+    return checkDevice(0);
+  });
+}
+
 cudaError_t cudaStreamGetPriority(cudaStream_t S, int *Priority) {
   return guarded([&] {
     if (!Priority)

@@ -237,6 +237,31 @@ cudaError_t cudaLaunchKernelExC(const LaunchConfig *Config, const void *Func, vo
   });
 }
 
+cudaError_t cudaFuncGetName(const char **Name, const void *Func) {
+  return guarded([&] {
+    if (!Name)
+      return fail(cudaErrorInvalidValue);
+    KernelRecord *K = findKernel(Func);
+    if (!K)
+      return fail(cudaErrorInvalidDeviceFunction);
+    *Name = K->Name.c_str();
+    return cudaSuccess;
+  });
+}
+
+// A cudaFunction_t is the kernel's record, the handle the driver's CUfunction is too.
+cudaError_t cudaGetFuncBySymbol(void **Function, const void *Symbol) {
+  return guarded([&] {
+    if (!Function)
+      return fail(cudaErrorInvalidValue);
+    KernelRecord *K = findKernel(Symbol);
+    if (!K)
+      return fail(cudaErrorInvalidDeviceFunction);
+    *Function = K;
+    return cudaSuccess;
+  });
+}
+
 cudaError_t cudaLaunchKernel(const void *Func, dim3 Grid, dim3 Block, void **Args,
                              size_t SharedBytes, cudaStream_t Stream) {
   return guarded(

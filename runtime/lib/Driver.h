@@ -287,6 +287,9 @@ CUresult cuMemHostGetFlags(unsigned *Flags, void *Ptr);
 CUresult cuPointerGetAttribute(void *Data, int Attribute, CUdeviceptr Ptr);
 CUresult cuPointerGetAttributes(unsigned Count, int *Attributes, void **Data, CUdeviceptr Ptr);
 CUresult cuStreamGetFlags(CUstream Stream, unsigned *Flags);
+CUresult cuStreamGetId(CUstream Stream, unsigned long long *Id);
+CUresult cuStreamGetDevice(CUstream Stream, CUdevice *Device);
+CUresult cuStreamGetCtx(CUstream Stream, CUcontext *Ctx);
 CUresult cuStreamGetPriority(CUstream Stream, int *Priority);
 CUresult cuLaunchHostFunc(CUstream Stream, void (*Fn)(void *), void *UserData);
 CUresult cuStreamAddCallback(CUstream Stream, void (*Callback)(CUstream, CUresult, void *),

@@ -431,6 +431,35 @@ CUresult cuStreamGetFlags(CUstream Stream, unsigned *Flags) {
   });
 }
 
+CUresult cuStreamGetId(CUstream Stream, unsigned long long *Id) {
+  return inContext([&] {
+    if (!Id)
+      return fail(cudaErrorInvalidValue);
+    return streamId(Stream, *Id);
+  });
+}
+
+// One device, one device context: every stream is device 0's, in the primary context.
+CUresult cuStreamGetDevice(CUstream Stream, CUdevice *Device) {
+  return inContext([&] {
+    if (!Device)
+      return fail(cudaErrorInvalidValue);
+    unsigned Flags;
+    *Device = 0;
+    return streamFlags(Stream, Flags);
+  });
+}
+
+CUresult cuStreamGetCtx(CUstream Stream, CUcontext *Ctx) {
+  return inContext([&] {
+    if (!Ctx)
+      return fail(cudaErrorInvalidValue);
+    unsigned Flags;
+    *Ctx = reinterpret_cast<CUcontext>(&driverState().PrimaryContext);
+    return streamFlags(Stream, Flags);
+  });
+}
+
 // Priorities are accepted and not used: every stream has the one there is, 0.
 CUresult cuStreamGetPriority(CUstream Stream, int *Priority) {
   return inContext([&] {

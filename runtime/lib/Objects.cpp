@@ -5,6 +5,8 @@
 
 #include "Runtime.h"
 
+#include <atomic>
+
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -149,6 +151,31 @@ cudaError_t streamFlags(cudaStream_t S, unsigned &Flags) {
   if (It == C->Streams.end())
     return fail(cudaErrorInvalidResourceHandle, formatv("no stream {0}", (const void *)S));
   Flags = It->second->Flags;
+  return cudaSuccess;
+}
+
+unsigned long long nextStreamId() {
+  static std::atomic<unsigned long long> Next{3};
+  return Next++;
+}
+
+cudaError_t streamId(cudaStream_t S, unsigned long long &Id) {
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  if (S == nullptr || S == StreamLegacy) {
+    Id = 1;
+    return cudaSuccess;
+  }
+  if (S == StreamPerThread) {
+    Id = 2;
+    return cudaSuccess;
+  }
+  std::lock_guard<std::mutex> Lock(C->Mutex);
+  auto It = C->Streams.find(S);
+  if (It == C->Streams.end())
+    return fail(cudaErrorInvalidResourceHandle, formatv("no stream {0}", (const void *)S));
+  Id = It->second->Id;
   return cudaSuccess;
 }
 

@@ -146,9 +146,13 @@ KernelRecord *findKernel(const void *HostFun);
 
 //===-- context ------------------------------------------------------------===//
 
+/// Stream ids: 1 and 2 are the legacy and the per-thread default stream, created ones follow.
+unsigned long long nextStreamId();
+
 struct StreamRecord {
   std::unique_ptr<loader::Stream> Stream;
   unsigned Flags = 0;
+  unsigned long long Id = nextStreamId(); ///< cudaStreamGetId: unique in the process
 };
 
 struct EventRecord {
@@ -287,6 +291,7 @@ cudaError_t createStream(cudaStream_t *Out, unsigned Flags);
 cudaError_t destroyStream(cudaStream_t S);
 /// The flags \p S was created with (0 for the default streams).
 cudaError_t streamFlags(cudaStream_t S, unsigned &Flags);
+cudaError_t streamId(cudaStream_t S, unsigned long long &Id);
 cudaError_t synchronizeStream(cudaStream_t S);
 /// cudaSuccess when the stream's work is done, else cudaErrorNotReady (not recorded as an error).
 cudaError_t queryStream(cudaStream_t S);

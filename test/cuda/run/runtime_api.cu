@@ -236,6 +236,25 @@ int main() {
     unsigned flags = 0;
     CK(cudaStreamGetFlags(ps, &flags));
     EXPECT(flags == cudaStreamNonBlocking);
+    // Stream ids are unique, the default stream's among them; every stream is device 0's.
+    cudaStream_t other;
+    CK(cudaStreamCreate(&other));
+    unsigned long long id1 = 0, id2 = 0, id0 = 0;
+    CK(cudaStreamGetId(ps, &id1));
+    CK(cudaStreamGetId(other, &id2));
+    CK(cudaStreamGetId(0, &id0));
+    EXPECT(id1 != id2 && id0 != id1 && id0 != id2);
+    int streamDevice = -1;
+    CK(cudaStreamGetDevice(other, &streamDevice));
+    EXPECT(streamDevice == 0);
+    CK(cudaStreamDestroy(other));
+    // A kernel's name and its function handle.
+    const char *fillName = nullptr;
+    CK(cudaFuncGetName(&fillName, (const void *)fill));
+    EXPECT(strcmp(fillName, "_Z4fillPiii") == 0);
+    cudaFunction_t fillFn = nullptr;
+    CK(cudaGetFuncBySymbol(&fillFn, (const void *)fill));
+    EXPECT(fillFn != nullptr);
     // Rows 1..5 of the host array into rows 1..5 of the pitched one; rows 0 and 6 keep the fill.
     CK(cudaMemcpy2DAsync((char *)pm + pitch, pitch, rows[1], w * sizeof(int), w * sizeof(int), 5,
                          cudaMemcpyHostToDevice, ps));
