@@ -67,6 +67,19 @@ template <typename Body> CUresult driverCall(Body &&B) noexcept {
 /// None is cudaErrorDeviceUninitialized (CUDA_ERROR_INVALID_CONTEXT).
 cudaError_t currentContext(DriverContext *&Out);
 
+/// A log buffer of JIT options (cuModuleLoadDataEx, cuLink*): buffer and size, both optional.
+struct JitLog {
+  char *Buffer = nullptr;
+  unsigned *Size = nullptr; ///< in: the buffer's size; out: the bytes written
+  unsigned Capacity = 0;    ///< the size given, kept for later writes (a link's log grows)
+  void write(const std::string &Text) const;
+};
+struct JitLogs {
+  JitLog Info, Errors;
+};
+/// The log buffers among \p N JIT options (the other options change nothing here).
+JitLogs jitLogs(unsigned N, const CUjit_option *Options, void **Values);
+
 /// The bytes of an image passed by address alone (a fatbin container, an ELF, PTX text).
 llvm::ArrayRef<uint8_t> imageBytes(const void *Image);
 /// Keeps the module \p M (opened as \p Name) as a FatbinRecord owned by context \p Owner, or by
@@ -169,6 +182,18 @@ CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *Mode);
 CUresult cuModuleGetFunction(CUfunction *Function, CUmodule Module, const char *Name);
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *Address, size_t *Bytes, CUmodule Module,
                               const char *Name);
+CUresult cuLinkCreate_v2(unsigned NumOptions, CUjit_option *Options, void **Values, void **Out);
+CUresult cuLinkCreate(unsigned NumOptions, CUjit_option *Options, void **Values, void **Out);
+CUresult cuLinkAddData_v2(void *State, int Type, void *Data, size_t Size, const char *Name,
+                          unsigned NumOptions, CUjit_option *Options, void **Values);
+CUresult cuLinkAddData(void *State, int Type, void *Data, size_t Size, const char *Name,
+                       unsigned NumOptions, CUjit_option *Options, void **Values);
+CUresult cuLinkAddFile_v2(void *State, int Type, const char *Path, unsigned NumOptions,
+                          CUjit_option *Options, void **Values);
+CUresult cuLinkAddFile(void *State, int Type, const char *Path, unsigned NumOptions,
+                       CUjit_option *Options, void **Values);
+CUresult cuLinkComplete(void *State, void **Image, size_t *Size);
+CUresult cuLinkDestroy(void *State);
 CUresult cuLibraryLoadData(CUlibrary *Library, const void *Code, CUjit_option *JitOptions,
                            void **JitValues, unsigned NumJitOptions, void *LibraryOptions,
                            void **LibraryValues, unsigned NumLibraryOptions);

@@ -63,25 +63,45 @@ cudaError_t loadModule(CUmodule *Out, ArrayRef<uint8_t> Bytes, const std::string
       Out, [&](loader::ModuleLoader &L) { return L.open(Bytes, Name); }, Name, ErrorLog);
 }
 
-/// cuModuleLoadDataEx's log buffers: (buffer, size in bytes), both optional.
-struct JitLog {
-  char *Buffer = nullptr;
-  unsigned *Size = nullptr; ///< in: the buffer's size; out: the bytes written
-  void write(const std::string &Text) const {
-    if (!Buffer || !Size || !*Size)
-      return;
-    size_t N = std::min<size_t>(Text.size(), *Size - 1);
-    std::memcpy(Buffer, Text.data(), N);
-    Buffer[N] = 0;
-    *Size = unsigned(N + 1);
-  }
-};
-
 } // namespace
 
 namespace ptx2amd::runtime {
 
 ArrayRef<uint8_t> imageBytes(const void *Image) { return imageExtent(Image); }
+
+void JitLog::write(const std::string &Text) const {
+  if (!Buffer || !Size || !Capacity)
+    return;
+  size_t N = std::min<size_t>(Text.size(), Capacity - 1);
+  std::memcpy(Buffer, Text.data(), N);
+  Buffer[N] = 0;
+  *Size = unsigned(N + 1);
+}
+
+JitLogs jitLogs(unsigned N, const CUjit_option *Options, void **Values) {
+  JitLogs L;
+  for (unsigned I = 0; Options && Values && I < N; ++I) {
+    switch (Options[I]) {
+    case CU_JIT_INFO_LOG_BUFFER:
+      L.Info.Buffer = static_cast<char *>(Values[I]);
+      break;
+    case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES:
+      L.Info.Size = reinterpret_cast<unsigned *>(&Values[I]);
+      break;
+    case CU_JIT_ERROR_LOG_BUFFER:
+      L.Errors.Buffer = static_cast<char *>(Values[I]);
+      break;
+    case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES:
+      L.Errors.Size = reinterpret_cast<unsigned *>(&Values[I]);
+      break;
+    default:
+      break;
+    }
+  }
+  for (JitLog *Log : {&L.Info, &L.Errors})
+    Log->Capacity = Log->Size ? *Log->Size : 0;
+  return L;
+}
 
 cudaError_t loadInCurrentContext(
     CUmodule *Out,
@@ -223,25 +243,7 @@ CUresult cuModuleLoadDataEx(CUmodule *Module, const void *Image, unsigned NumOpt
       return fail(cudaErrorInvalidValue);
     // Of the JIT options only the logs mean something here: translation happens at first use,
     // so the error log gets what opening the image found wrong, and the info log stays empty.
-    JitLog Info, Errors;
-    for (unsigned I = 0; I < NumOptions; ++I) {
-      switch (Options[I]) {
-      case CU_JIT_INFO_LOG_BUFFER:
-        Info.Buffer = static_cast<char *>(Values[I]);
-        break;
-      case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES:
-        Info.Size = reinterpret_cast<unsigned *>(&Values[I]);
-        break;
-      case CU_JIT_ERROR_LOG_BUFFER:
-        Errors.Buffer = static_cast<char *>(Values[I]);
-        break;
-      case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES:
-        Errors.Size = reinterpret_cast<unsigned *>(&Values[I]);
-        break;
-      default:
-        break;
-      }
-    }
+    auto [Info, Errors] = jitLogs(NumOptions, Options, Values);
     Info.write("");
     std::string Log;
     ArrayRef<uint8_t> Bytes = imageExtent(Image);

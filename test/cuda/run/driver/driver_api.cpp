@@ -1,7 +1,8 @@
 // driver_api: the driver API as CUDA defines it, with no runtime API call: cuInit, devices,
 // primary and created contexts, modules loaded from a .ptx file (cuModuleLoad), from a .fatbin
 // file's bytes (cuModuleLoadData, cuModuleLoadFatBinary) and from PTX text in memory
-// (cuModuleLoadDataEx with an error log), libraries (cuLibrary*, cuKernel*), functions and globals,
+// (cuModuleLoadDataEx with an error log), libraries (cuLibrary*, cuKernel*), JIT linking of PTX and
+// a fatbin (cuLink*), functions and globals,
 // launches with kernelParams and with `extra`, dynamic shared memory, memory (copies, memsets of 1,
 // 2 and 4 bytes), streams, events, and error results: a kernel that cannot be translated fails its
 // launch with a result whose text names it and why, and the process goes on.
@@ -109,6 +110,43 @@ static const char *kHandPtx = R"(
   cvta.to.global.u64 %rd2, %rd1;
   mov.u32 %r1, %envreg0;
   st.global.u32 [%rd2], %r1;
+  ret;
+}
+)";
+
+// Two PTX modules for cuLink*: a kernel calling a function the other module defines.
+static const char *kLinkCaller = R"(
+.version 8.0
+.target sm_75
+.address_size 64
+.extern .func (.param .b32 r) twice(.param .b32 x);
+.visible .entry call_twice(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r1, %tid.x;
+  { .param .b32 x; .param .b32 r;
+    st.param.b32 [x], %r1;
+    call.uni (r), twice, (x);
+    ld.param.b32 %r2, [r]; }
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd2, %rd2, %rd3;
+  st.global.u32 [%rd2], %r2;
+  ret;
+}
+)";
+static const char *kLinkCallee = R"(
+.version 8.0
+.target sm_75
+.address_size 64
+.visible .func (.param .b32 r) twice(.param .b32 x)
+{
+  .reg .b32 %r<3>;
+  ld.param.b32 %r1, [x];
+  add.u32 %r2, %r1, %r1;
+  st.param.b32 [r], %r2;
   ret;
 }
 )";
@@ -237,6 +275,48 @@ int main() {
     CU(cuLibraryUnload(fromFile));
     EXPECT(cuLibraryLoadFromFile(&fromFile, "/nonexistent/kernels.ptx", nullptr, nullptr, 0,
                                  nullptr, nullptr, 0) == CUDA_ERROR_FILE_NOT_FOUND);
+  }
+
+  // JIT linking: two PTX modules and the .fatbin file, linked into one image.
+  {
+    char errors[4096] = {0}, info[4096] = {0};
+    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                              CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {errors, (void *)(uintptr_t)sizeof errors, info,
+                      (void *)(uintptr_t)sizeof info};
+    CUlinkState link;
+    CU(cuLinkCreate(4, options, values, &link));
+    CU(cuLinkAddData(link, CU_JIT_INPUT_PTX, (void *)kLinkCaller, strlen(kLinkCaller) + 1,
+                     "caller.ptx", 0, nullptr, nullptr));
+    CU(cuLinkAddData(link, CU_JIT_INPUT_PTX, (void *)kLinkCallee, strlen(kLinkCallee) + 1,
+                     "callee.ptx", 0, nullptr, nullptr));
+    CU(cuLinkAddFile(link, CU_JIT_INPUT_FATBINARY,
+                     besideExecutable("driver_kernels.fatbin").c_str(), 0, nullptr, nullptr));
+    EXPECT(cuLinkAddData(link, CU_JIT_INPUT_NVVM, (void *)"x", 1, "lto.bin", 0, nullptr, nullptr) ==
+           CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(strstr(errors, "lto.bin") != nullptr);
+    void *image = nullptr;
+    size_t imageSize = 0;
+    CU(cuLinkComplete(link, &image, &imageSize));
+    EXPECT(image && imageSize > 0);
+    CUmodule linked;
+    CU(cuModuleLoadData(&linked, image));
+    CU(cuLinkDestroy(link));
+    CUfunction callTwice;
+    CU(cuModuleGetFunction(&callTwice, linked, "call_twice"));
+    CUdeviceptr out;
+    CU(cuMemAlloc(&out, 64 * sizeof(unsigned)));
+    void *params[] = {&out};
+    CU(cuLaunchKernel(callTwice, 1, 1, 1, 64, 1, 1, 0, nullptr, params, nullptr));
+    unsigned host[64];
+    CU(cuMemcpyDtoH(host, out, sizeof host));
+    for (unsigned i = 0; i < 64; ++i)
+      EXPECT(host[i] == 2 * i);
+    CU(cuMemFree(out));
+    // The fatbin's kernels are in the linked image too.
+    if (runScaleAdd(linked, 6))
+      return 1;
+    CU(cuModuleUnload(linked));
   }
 
   // A kernel with arguments launched without them is refused.
