@@ -344,6 +344,48 @@ CUresult cuDeviceGetAttribute(int *Value, int Attribute, CUdevice Device) {
   });
 }
 
+/// CUdevprop, of the deprecated cuDeviceGetProperties.
+struct CuDevProp {
+  int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], sharedMemPerBlock, totalConstantMemory,
+      SIMDWidth, memPitch, regsPerBlock, clockRate, textureAlign;
+};
+
+CUresult cuDeviceGetProperties(CuDevProp *Prop, CUdevice Device) {
+  return driverCall([&] {
+    if (!Prop)
+      return fail(cudaErrorInvalidValue);
+    Context *C = nullptr;
+    if (cudaError_t E = deviceContext(Device, C))
+      return E;
+    const cudaDeviceProp &P = C->Props;
+    Prop->maxThreadsPerBlock = P.maxThreadsPerBlock;
+    for (int I = 0; I < 3; ++I) {
+      Prop->maxThreadsDim[I] = P.maxThreadsDim[I];
+      Prop->maxGridSize[I] = P.maxGridSize[I];
+    }
+    Prop->sharedMemPerBlock = int(P.sharedMemPerBlock);
+    Prop->totalConstantMemory = int(P.totalConstMem);
+    Prop->SIMDWidth = P.warpSize;
+    Prop->memPitch = int(P.memPitch);
+    Prop->regsPerBlock = P.regsPerBlock;
+    Prop->clockRate = C->ClockRateKHz;
+    Prop->textureAlign = int(P.textureAlignment);
+    return cudaSuccess;
+  });
+}
+
+// A LUID names an adapter on Windows only.
+CUresult cuDeviceGetLuid(char *Luid, unsigned *NodeMask, CUdevice Device) {
+  return driverCall([&] {
+    if (!Luid || !NodeMask)
+      return fail(cudaErrorInvalidValue);
+    Context *C = nullptr;
+    if (cudaError_t E = deviceContext(Device, C))
+      return E;
+    return fail(cudaErrorNotSupported, "a device LUID (Windows only)");
+  });
+}
+
 CUresult cuDeviceComputeCapability(int *Major, int *Minor, CUdevice Device) {
   return driverCall([&] {
     if (!Major || !Minor)

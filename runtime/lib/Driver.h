@@ -141,6 +141,9 @@ CUresult cuDeviceGetUuid_v2(CUuuid *Uuid, CUdevice Device);
 CUresult cuDeviceTotalMem_v2(size_t *Bytes, CUdevice Device);
 CUresult cuDeviceGetAttribute(int *Value, int Attribute, CUdevice Device);
 CUresult cuDeviceComputeCapability(int *Major, int *Minor, CUdevice Device);
+struct CuDevProp;
+CUresult cuDeviceGetProperties(CuDevProp *Prop, CUdevice Device);
+CUresult cuDeviceGetLuid(char *Luid, unsigned *NodeMask, CUdevice Device);
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext *Ctx, CUdevice Device);
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice Device);
