@@ -1,11 +1,11 @@
 // driver_api: the driver API as CUDA defines it, with no runtime API call: cuInit, devices,
 // primary and created contexts, modules loaded from a .ptx file (cuModuleLoad), from a .fatbin
 // file's bytes (cuModuleLoadData, cuModuleLoadFatBinary) and from PTX text in memory
-// (cuModuleLoadDataEx with an error log), libraries (cuLibrary*, cuKernel*), JIT linking of PTX and
-// a fatbin (cuLink*), functions and globals,
-// launches with kernelParams and with `extra`, dynamic shared memory, memory (copies, memsets of 1,
-// 2 and 4 bytes), streams, events, and error results: a kernel that cannot be translated fails its
-// launch with a result whose text names it and why, and the process goes on.
+// (cuModuleLoadDataEx with an error log), libraries (cuLibrary*, cuKernel*, cuLaunchKernelEx), JIT
+// linking of PTX and a fatbin (cuLink*), functions and globals, launches with kernelParams and with
+// `extra`, dynamic shared memory, memory (copies, memsets of 1, 2 and 4 bytes), streams, events,
+// and error results: a kernel that cannot be translated fails its launch with a result whose text
+// names it and why, and the process goes on.
 //
 // The .ptx and .fatbin files are found next to the executable.
 #include <cstdio>
@@ -255,6 +255,26 @@ int main() {
     // CUDA accepts a CUkernel where a CUfunction is asked for.
     CU(cuLaunchKernel((CUfunction)kernel, n / 64, 1, 1, 64, 1, 1, 0, nullptr, params, nullptr));
     CU(cuCtxSynchronize());
+    // cuLaunchKernelEx with a priority and a cluster of one block; two blocks are refused.
+    {
+      CUlaunchAttribute attrs[2] = {};
+      attrs[0].id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
+      attrs[0].value.priority = 0;
+      attrs[1].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      attrs[1].value.clusterDim.x = attrs[1].value.clusterDim.y = attrs[1].value.clusterDim.z = 1;
+      CUlaunchConfig config = {};
+      config.gridDimX = n / 64;
+      config.gridDimY = config.gridDimZ = 1;
+      config.blockDimX = 64;
+      config.blockDimY = config.blockDimZ = 1;
+      config.attrs = attrs;
+      config.numAttrs = 2;
+      CU(cuLaunchKernelEx(&config, viaKernel, params, nullptr));
+      CU(cuCtxSynchronize());
+      attrs[1].value.clusterDim.x = 2;
+      EXPECT(cuLaunchKernelEx(&config, viaKernel, params, nullptr) ==
+             CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    }
     CU(cuMemcpyDtoH(y.data(), dy, n * sizeof(float)));
     const float scale[4] = {1.0f, -2.0f, 0.5f, 3.0f}; // what runScaleAdd stored
     for (int i = 0; i < n; ++i)
