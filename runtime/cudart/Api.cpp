@@ -374,6 +374,21 @@ cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(int Target, int Scope) {
   });
 }
 
+cudaError_t cudaStreamIsCapturing(cudaStream_t S, int *Status) {
+  return guarded(
+      [&] { return captureInfo(S, Status, nullptr, nullptr, nullptr, nullptr, nullptr); });
+}
+
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t S, int *Status, unsigned long long *Id,
+                                     void **Graph, const void **Dependencies, const void **EdgeData,
+                                     size_t *Count) {
+  return guarded([&] { return captureInfo(S, Status, Id, Graph, Dependencies, EdgeData, Count); });
+}
+
+cudaError_t cudaThreadExchangeStreamCaptureMode(int *Mode) {
+  return guarded([&] { return exchangeCaptureMode(Mode); });
+}
+
 cudaError_t cudaStreamGetPriority(cudaStream_t S, int *Priority) {
   return guarded([&] {
     if (!Priority)

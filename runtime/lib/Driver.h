@@ -316,6 +316,14 @@ CUresult cuPointerGetAttribute(void *Data, int Attribute, CUdeviceptr Ptr);
 CUresult cuPointerGetAttributes(unsigned Count, int *Attributes, void **Data, CUdeviceptr Ptr);
 CUresult cuStreamGetFlags(CUstream Stream, unsigned *Flags);
 CUresult cuStreamGetId(CUstream Stream, unsigned long long *Id);
+CUresult cuStreamIsCapturing(CUstream Stream, int *Status);
+CUresult cuStreamGetCaptureInfo_v3(CUstream Stream, int *Status, unsigned long long *Id,
+                                   void **Graph, const void **Dependencies, const void **EdgeData,
+                                   size_t *Count);
+CUresult cuStreamGetCaptureInfo_v2(CUstream Stream, int *Status, unsigned long long *Id,
+                                   void **Graph, const void **Dependencies, size_t *Count);
+CUresult cuStreamGetCaptureInfo(CUstream Stream, int *Status, unsigned long long *Id);
+CUresult cuThreadExchangeStreamCaptureMode(int *Mode);
 CUresult cuStreamGetDevice(CUstream Stream, CUdevice *Device);
 CUresult cuStreamGetCtx(CUstream Stream, CUcontext *Ctx);
 CUresult cuStreamGetPriority(CUstream Stream, int *Priority);

@@ -460,6 +460,31 @@ CUresult cuStreamGetCtx(CUstream Stream, CUcontext *Ctx) {
   });
 }
 
+CUresult cuStreamIsCapturing(CUstream Stream, int *Status) {
+  return inContext(
+      [&] { return captureInfo(Stream, Status, nullptr, nullptr, nullptr, nullptr, nullptr); });
+}
+
+CUresult cuStreamGetCaptureInfo_v3(CUstream Stream, int *Status, unsigned long long *Id,
+                                   void **Graph, const void **Dependencies, const void **EdgeData,
+                                   size_t *Count) {
+  return inContext(
+      [&] { return captureInfo(Stream, Status, Id, Graph, Dependencies, EdgeData, Count); });
+}
+
+CUresult cuStreamGetCaptureInfo_v2(CUstream Stream, int *Status, unsigned long long *Id,
+                                   void **Graph, const void **Dependencies, size_t *Count) {
+  return cuStreamGetCaptureInfo_v3(Stream, Status, Id, Graph, Dependencies, nullptr, Count);
+}
+
+CUresult cuStreamGetCaptureInfo(CUstream Stream, int *Status, unsigned long long *Id) {
+  return cuStreamGetCaptureInfo_v3(Stream, Status, Id, nullptr, nullptr, nullptr, nullptr);
+}
+
+CUresult cuThreadExchangeStreamCaptureMode(int *Mode) {
+  return driverCall([&] { return exchangeCaptureMode(Mode); });
+}
+
 // Priorities are accepted and not used: every stream has the one there is, 0.
 CUresult cuStreamGetPriority(CUstream Stream, int *Priority) {
   return inContext([&] {

@@ -10,6 +10,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <utility>
 
 using namespace llvm;
 
@@ -176,6 +177,27 @@ cudaError_t streamId(cudaStream_t S, unsigned long long &Id) {
   if (It == C->Streams.end())
     return fail(cudaErrorInvalidResourceHandle, formatv("no stream {0}", (const void *)S));
   Id = It->second->Id;
+  return cudaSuccess;
+}
+
+cudaError_t captureInfo(cudaStream_t S, int *Status, unsigned long long *Id, void **Graph,
+                        const void **Dependencies, const void **EdgeData, size_t *Count) {
+  if (!Status)
+    return fail(cudaErrorInvalidValue);
+  unsigned Flags;
+  if (cudaError_t E = streamFlags(S, Flags))
+    return E;
+  *Status = 0; // cudaStreamCaptureStatusNone
+  // The other outputs are defined only while capturing; they are left as they are then.
+  (void)Id, (void)Graph, (void)Dependencies, (void)EdgeData, (void)Count;
+  return cudaSuccess;
+}
+
+cudaError_t exchangeCaptureMode(int *Mode) {
+  thread_local int ThreadMode = 0; // cudaStreamCaptureModeGlobal
+  if (!Mode || *Mode < 0 || *Mode > 2)
+    return fail(cudaErrorInvalidValue);
+  std::swap(*Mode, ThreadMode);
   return cudaSuccess;
 }
 

@@ -292,6 +292,11 @@ cudaError_t destroyStream(cudaStream_t S);
 /// The flags \p S was created with (0 for the default streams).
 cudaError_t streamFlags(cudaStream_t S, unsigned &Flags);
 cudaError_t streamId(cudaStream_t S, unsigned long long &Id);
+/// Stream capture is not implemented: no stream is ever capturing (status 0, none), which is
+/// what these report; the thread's capture mode is kept and exchanged as CUDA does.
+cudaError_t captureInfo(cudaStream_t S, int *Status, unsigned long long *Id, void **Graph,
+                        const void **Dependencies, const void **EdgeData, size_t *Count);
+cudaError_t exchangeCaptureMode(int *Mode);
 cudaError_t synchronizeStream(cudaStream_t S);
 /// cudaSuccess when the stream's work is done, else cudaErrorNotReady (not recorded as an error).
 cudaError_t queryStream(cudaStream_t S);
