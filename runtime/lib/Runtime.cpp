@@ -357,8 +357,12 @@ cudaError_t launchKernel(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, si
                        K->Name, Grid.x, Grid.y, Grid.z, Block.x, Block.y, Block.z, SharedBytes,
                        (const void *)S)
                    .str());
-  if (Error E = C->Dev.launch(*DK, G, Args, Stream))
-    return failDeviceWork(std::move(E));
+  if (Error E = C->Dev.launch(*DK, G, Args, Stream)) {
+    cudaError_t R = failDeviceWork(std::move(E));
+    // The kernel's own failure is CUDA's asynchronous error: the launch itself succeeded, and
+    // the (sticky) error comes with the next call, as on a device that runs the kernel later.
+    return R == stickyError() ? cudaSuccess : R;
+  }
   return cudaSuccess;
 }
 
