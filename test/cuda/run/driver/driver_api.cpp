@@ -20,17 +20,6 @@ static const char *kName = "driver_api";
 
 #include "../../check.h"
 
-#define CU(call)                                                                                   \
-  do {                                                                                             \
-    CUresult r_ = (call);                                                                          \
-    if (r_ != CUDA_SUCCESS) {                                                                      \
-      const char *s_ = nullptr;                                                                    \
-      cuGetErrorString(r_, &s_);                                                                   \
-      printf("FAIL %s: %s (line %d): %d %s\n", kName, #call, __LINE__, int(r_), s_ ? s_ : "?");    \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
 static std::string besideExecutable(const char *File) {
   char Path[4096];
   ssize_t N = readlink("/proc/self/exe", Path, sizeof Path - 1);

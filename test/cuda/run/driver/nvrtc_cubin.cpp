@@ -19,34 +19,7 @@
 
 static const char *kName = "nvrtc_cubin";
 
-#define CU(call)                                                                                   \
-  do {                                                                                             \
-    CUresult r_ = (call);                                                                          \
-    if (r_ != CUDA_SUCCESS) {                                                                      \
-      const char *s_ = nullptr;                                                                    \
-      cuGetErrorString(r_, &s_);                                                                   \
-      printf("FAIL %s: %s (line %d): %d %s\n", kName, #call, __LINE__, int(r_), s_ ? s_ : "?");    \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
-#define CK(call)                                                                                   \
-  do {                                                                                             \
-    cudaError_t e_ = (call);                                                                       \
-    if (e_ != cudaSuccess) {                                                                       \
-      printf("FAIL %s: %s (line %d): %s\n", kName, #call, __LINE__, cudaGetErrorString(e_));       \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
-#define NVRTC(call)                                                                                \
-  do {                                                                                             \
-    nvrtcResult r_ = (call);                                                                       \
-    if (r_ != NVRTC_SUCCESS) {                                                                     \
-      printf("FAIL %s: %s (line %d): %s\n", kName, #call, __LINE__, nvrtcGetErrorString(r_));      \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
+#include "../../check.h"
 
 #define CHECK(cond, ...)                                                                           \
   do {                                                                                             \
