@@ -192,7 +192,6 @@ cudaError_t cudaFuncSetSharedMemConfig(const void *Func, int Config) {
   });
 }
 
-// "domain:bus:device.function", from the device's PCI attributes.
 cudaError_t cudaDeviceGetPCIBusId(char *Id, int Length, int Device) {
   return guarded([&] {
     if (!Id || Length <= 0)
@@ -202,8 +201,7 @@ cudaError_t cudaDeviceGetPCIBusId(char *Id, int Length, int Device) {
     Context *C = nullptr;
     if (cudaError_t E = context(C))
       return E;
-    std::snprintf(Id, size_t(Length), "%08x:%02x:%02x.0", unsigned(C->Props.pciDomainID),
-                  unsigned(C->Props.pciBusID), unsigned(C->Props.pciDeviceID));
+    writePciBusId(C->Props, Id, Length);
     return cudaSuccess;
   });
 }

@@ -694,8 +694,7 @@ CUresult cuDeviceGetPCIBusId(char *Id, int Length, CUdevice Device) {
     Context *C = nullptr;
     if (cudaError_t E = deviceContext(Device, C))
       return E;
-    std::snprintf(Id, size_t(Length), "%08x:%02x:%02x.0", unsigned(C->Props.pciDomainID),
-                  unsigned(C->Props.pciBusID), unsigned(C->Props.pciDeviceID));
+    writePciBusId(C->Props, Id, Length);
     return cudaSuccess;
   });
 }

@@ -6,6 +6,7 @@
 #include "Runtime.h"
 
 #include <atomic>
+#include <cstdio>
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -74,6 +75,11 @@ Limits &limits() {
   return *L;
 }
 } // namespace
+
+void writePciBusId(const cudaDeviceProp &P, char *Id, int Length) {
+  std::snprintf(Id, size_t(Length), "%08x:%02x:%02x.0", unsigned(P.pciDomainID),
+                unsigned(P.pciBusID), unsigned(P.pciDeviceID));
+}
 
 cudaError_t deviceLimit(cudaLimit Limit, size_t *Value) {
   if (!Value || unsigned(Limit) >= std::size(limits().Values))

@@ -155,14 +155,14 @@ bool contextMade() { return ContextMade.load(); }
 
 Context::Context(loader::Device &D, loader::LoaderOptions Opts)
     : Dev(D), Loader(D, std::move(Opts)), Props(deviceProperties(D.properties())) {
-  // The loader does not report a GPU's clock; the host device's is the CPU's.
-  if (D.properties().Format == loader::ModuleFormat::Ptx)
+  // The loader does not report a GPU's clock; the host device's is the CPU's. CDNA computes f64
+  // at the f32 rate; RDNA at 1/16 of it; the CPU's SIMD units at half.
+  if (D.properties().Format == loader::ModuleFormat::Ptx) {
     ClockRateKHz = hostClockRateKHz();
-  // CDNA computes f64 at the f32 rate; RDNA at 1/16 of it; the CPU's SIMD units at half.
-  if (D.properties().Format == loader::ModuleFormat::Ptx)
     SingleToDoubleRatio = 2;
-  else if (D.properties().WaveSize == 32)
+  } else if (D.properties().WaveSize == 32) {
     SingleToDoubleRatio = 16;
+  }
 }
 
 cudaError_t context(Context *&Out) {

@@ -222,6 +222,8 @@ cudaError_t checkDevice(int Device);
 bool deviceAttribute(const Context &C, cudaDeviceAttr A, int &Out);
 /// cudaDeviceGetLimit/SetLimit and cuCtxGetLimit/SetLimit (whose values are the same).
 cudaError_t deviceLimit(cudaLimit Limit, size_t *Value);
+/// cudaDeviceGetPCIBusId/cuDeviceGetPCIBusId: "domain:bus:device.function" of \p P into \p Id.
+void writePciBusId(const cudaDeviceProp &P, char *Id, int Length);
 cudaError_t setDeviceLimit(cudaLimit Limit, size_t Value);
 
 cudaError_t allocate(void **Ptr, size_t Bytes, loader::MemoryKind Kind, unsigned Flags = 0);
