@@ -242,16 +242,6 @@ cudaError_t cudaMemcpyAsync(void *Dst, const void *Src, size_t Bytes, cudaMemcpy
   return guarded([&] { return copy(Dst, Src, Bytes, Kind, S, false); });
 }
 
-static cudaError_t fill2D(void *Dst, size_t Pitch, int Value, size_t Width, size_t Height,
-                          cudaStream_t S) {
-  if (Width > Pitch)
-    return fail(cudaErrorInvalidPitchValue);
-  for (size_t Row = 0; Row < Height; ++Row)
-    if (cudaError_t E = fill(static_cast<char *>(Dst) + Row * Pitch, Value, Width, S))
-      return E;
-  return cudaSuccess;
-}
-
 cudaError_t cudaMemcpy2D(void *Dst, size_t DstPitch, const void *Src, size_t SrcPitch, size_t Width,
                          size_t Height, cudaMemcpyKind Kind) {
   return guarded(
@@ -271,15 +261,14 @@ cudaError_t cudaMallocPitch(void **Ptr, size_t *Pitch, size_t Width, size_t Heig
 
 cudaError_t cudaMemset2D(void *Dst, size_t Pitch, int Value, size_t Width, size_t Height) {
   return guarded([&] {
-    if (cudaError_t E = fill2D(Dst, Pitch, Value, Width, Height, nullptr))
-      return E;
-    return synchronizeStream(nullptr);
+    return fill2D(Dst, Pitch, uint32_t(Value) & 0xff, 1, Width, Height, nullptr, true);
   });
 }
 
 cudaError_t cudaMemset2DAsync(void *Dst, size_t Pitch, int Value, size_t Width, size_t Height,
                               cudaStream_t S) {
-  return guarded([&] { return fill2D(Dst, Pitch, Value, Width, Height, S); });
+  return guarded(
+      [&] { return fill2D(Dst, Pitch, uint32_t(Value) & 0xff, 1, Width, Height, S, false); });
 }
 
 // Any pointer has attributes: memory this runtime did not allocate is unregistered host memory.

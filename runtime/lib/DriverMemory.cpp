@@ -39,27 +39,6 @@ CUresult allocateDevice(CUdeviceptr *Ptr, size_t Bytes, loader::MemoryKind Kind)
   });
 }
 
-/// cuMemsetD16/D32: \p Count elements of \p Width bytes each set to \p Value. A value whose bytes
-/// are all alike is a byte fill; any other is written from a host copy of the pattern.
-cudaError_t fillPattern(CUdeviceptr Dst, uint32_t Value, unsigned Width, size_t Count,
-                        CUstream Stream, bool Wait) {
-  if (Dst % Width)
-    return fail(cudaErrorInvalidValue,
-                formatv("{0:x} is not aligned to {1} bytes", uint64_t(Dst), Width).str());
-  bool Uniform =
-      Width == 2 ? (Value & 0xff) == ((Value >> 8) & 0xff) : Value == (Value & 0xff) * 0x01010101u;
-  if (Uniform) {
-    if (cudaError_t E = fill(pointer(Dst), int(Value & 0xff), Count * Width, Stream))
-      return E;
-    return Wait ? synchronizeStream(Stream) : cudaSuccess;
-  }
-  std::vector<uint8_t> Pattern(Count * Width);
-  for (size_t I = 0; I < Count; ++I)
-    std::memcpy(&Pattern[I * Width], &Value, Width);
-  // The host copy must live until the copy is done: this waits even when asynchronous.
-  return copy(pointer(Dst), Pattern.data(), Pattern.size(), cudaMemcpyHostToDevice, Stream, true);
-}
-
 /// Where a side of a 2D copy starts: its memory (arrays are not supported yet), offset by its
 /// row and byte column.
 cudaError_t copySide(CUmemorytype Type, const void *Host, CUdeviceptr Device, const void *Array,
@@ -97,18 +76,6 @@ cudaError_t copyDescribed2D(const CUDA_MEMCPY2D *C, CUstream Stream, bool Wait) 
   // One address space: where each side is, the copy finds out (cudaMemcpyDefault).
   return copy2D(const_cast<char *>(Dst), C->dstPitch, Src, C->srcPitch, C->WidthInBytes, C->Height,
                 cudaMemcpyDefault, Stream, Wait);
-}
-
-/// cuMemsetD2D*: \p Height rows of \p Width elements, \p Pitch bytes apart.
-cudaError_t fill2D(CUdeviceptr Dst, size_t Pitch, uint32_t Value, unsigned ElementBytes,
-                   size_t Width, size_t Height, CUstream Stream, bool Wait) {
-  if (Width * ElementBytes > Pitch && Height > 1)
-    return fail(cudaErrorInvalidPitchValue);
-  for (size_t Row = 0; Row < Height; ++Row)
-    if (cudaError_t E = fillPattern(Dst + Row * Pitch, Value, ElementBytes, Width, Stream,
-                                    Wait && Row + 1 == Height))
-      return E;
-  return cudaSuccess;
 }
 
 /// One pointer attribute of \p P (cuPointerGetAttribute's numbering) into \p Data; \p Known:
@@ -290,27 +257,27 @@ CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr Dst, CUdeviceptr Src, size_t Bytes, CU
 }
 
 CUresult cuMemsetD8_v2(CUdeviceptr Dst, unsigned char Value, size_t Count) {
-  return inContext([&] { return fillPattern(Dst, Value, 1, Count, nullptr, true); });
+  return inContext([&] { return fillElements(pointer(Dst), Value, 1, Count, nullptr, true); });
 }
 
 CUresult cuMemsetD16_v2(CUdeviceptr Dst, unsigned short Value, size_t Count) {
-  return inContext([&] { return fillPattern(Dst, Value, 2, Count, nullptr, true); });
+  return inContext([&] { return fillElements(pointer(Dst), Value, 2, Count, nullptr, true); });
 }
 
 CUresult cuMemsetD32_v2(CUdeviceptr Dst, unsigned Value, size_t Count) {
-  return inContext([&] { return fillPattern(Dst, Value, 4, Count, nullptr, true); });
+  return inContext([&] { return fillElements(pointer(Dst), Value, 4, Count, nullptr, true); });
 }
 
 CUresult cuMemsetD8Async(CUdeviceptr Dst, unsigned char Value, size_t Count, CUstream Stream) {
-  return inContext([&] { return fillPattern(Dst, Value, 1, Count, Stream, false); });
+  return inContext([&] { return fillElements(pointer(Dst), Value, 1, Count, Stream, false); });
 }
 
 CUresult cuMemsetD16Async(CUdeviceptr Dst, unsigned short Value, size_t Count, CUstream Stream) {
-  return inContext([&] { return fillPattern(Dst, Value, 2, Count, Stream, false); });
+  return inContext([&] { return fillElements(pointer(Dst), Value, 2, Count, Stream, false); });
 }
 
 CUresult cuMemsetD32Async(CUdeviceptr Dst, unsigned Value, size_t Count, CUstream Stream) {
-  return inContext([&] { return fillPattern(Dst, Value, 4, Count, Stream, false); });
+  return inContext([&] { return fillElements(pointer(Dst), Value, 4, Count, Stream, false); });
 }
 
 // The element size (4, 8 or 16) only bounds what CUDA's pitch may be; ours suits every one.
@@ -340,32 +307,32 @@ CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *Copy, CUstream Stream) {
 
 CUresult cuMemsetD2D8_v2(CUdeviceptr Dst, size_t Pitch, unsigned char Value, size_t Width,
                          size_t Height) {
-  return inContext([&] { return fill2D(Dst, Pitch, Value, 1, Width, Height, nullptr, true); });
+  return inContext([&] { return fill2D(pointer(Dst), Pitch, Value, 1, Width, Height, nullptr, true); });
 }
 
 CUresult cuMemsetD2D16_v2(CUdeviceptr Dst, size_t Pitch, unsigned short Value, size_t Width,
                           size_t Height) {
-  return inContext([&] { return fill2D(Dst, Pitch, Value, 2, Width, Height, nullptr, true); });
+  return inContext([&] { return fill2D(pointer(Dst), Pitch, Value, 2, Width, Height, nullptr, true); });
 }
 
 CUresult cuMemsetD2D32_v2(CUdeviceptr Dst, size_t Pitch, unsigned Value, size_t Width,
                           size_t Height) {
-  return inContext([&] { return fill2D(Dst, Pitch, Value, 4, Width, Height, nullptr, true); });
+  return inContext([&] { return fill2D(pointer(Dst), Pitch, Value, 4, Width, Height, nullptr, true); });
 }
 
 CUresult cuMemsetD2D8Async(CUdeviceptr Dst, size_t Pitch, unsigned char Value, size_t Width,
                            size_t Height, CUstream Stream) {
-  return inContext([&] { return fill2D(Dst, Pitch, Value, 1, Width, Height, Stream, false); });
+  return inContext([&] { return fill2D(pointer(Dst), Pitch, Value, 1, Width, Height, Stream, false); });
 }
 
 CUresult cuMemsetD2D16Async(CUdeviceptr Dst, size_t Pitch, unsigned short Value, size_t Width,
                             size_t Height, CUstream Stream) {
-  return inContext([&] { return fill2D(Dst, Pitch, Value, 2, Width, Height, Stream, false); });
+  return inContext([&] { return fill2D(pointer(Dst), Pitch, Value, 2, Width, Height, Stream, false); });
 }
 
 CUresult cuMemsetD2D32Async(CUdeviceptr Dst, size_t Pitch, unsigned Value, size_t Width,
                             size_t Height, CUstream Stream) {
-  return inContext([&] { return fill2D(Dst, Pitch, Value, 4, Width, Height, Stream, false); });
+  return inContext([&] { return fill2D(pointer(Dst), Pitch, Value, 4, Width, Height, Stream, false); });
 }
 
 CUresult cuMemHostRegister_v2(void *Ptr, size_t Bytes, unsigned Flags) {

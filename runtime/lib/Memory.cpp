@@ -165,6 +165,55 @@ cudaError_t copy2D(void *Dst, size_t DstPitch, const void *Src, size_t SrcPitch,
   return cudaSuccess;
 }
 
+cudaError_t copy3D(const Copy3D &P, cudaStream_t S, bool Wait) {
+  if (P.Width > P.DstPitch || P.Width > P.SrcPitch)
+    return fail(cudaErrorInvalidPitchValue);
+  if (P.Depth > 1 && (P.Height * P.SrcPitch > P.SrcSlice || P.Height * P.DstPitch > P.DstSlice))
+    return fail(cudaErrorInvalidValue, "a 3D copy's height is above its allocation's");
+  if (!P.Width || !P.Height || !P.Depth)
+    return Wait ? synchronizeStream(S) : cudaSuccess;
+  for (size_t Z = 0; Z < P.Depth; ++Z)
+    if (cudaError_t E = copy2D(P.Dst + Z * P.DstSlice, P.DstPitch, P.Src + Z * P.SrcSlice,
+                               P.SrcPitch, P.Width, P.Height, P.Kind, S, Wait && Z + 1 == P.Depth))
+      return E;
+  return cudaSuccess;
+}
+
+cudaError_t fillElements(void *Dst, uint32_t Value, unsigned ElementBytes, size_t Count,
+                         cudaStream_t S, bool Wait) {
+  if (ElementBytes != 1 && ElementBytes != 2 && ElementBytes != 4)
+    return fail(cudaErrorInvalidValue, formatv("element size {0}", ElementBytes).str());
+  if (uintptr_t(Dst) % ElementBytes)
+    return fail(cudaErrorInvalidValue,
+                formatv("{0} is not aligned to {1} bytes", Dst, ElementBytes).str());
+  const bool Uniform = ElementBytes == 1   ? true
+                       : ElementBytes == 2 ? (Value & 0xff) == ((Value >> 8) & 0xff)
+                                           : Value == (Value & 0xff) * 0x01010101u;
+  if (Uniform) {
+    if (cudaError_t E = fill(Dst, int(Value & 0xff), Count * ElementBytes, S))
+      return E;
+    return Wait ? synchronizeStream(S) : cudaSuccess;
+  }
+  std::vector<uint8_t> Pattern(Count * ElementBytes);
+  for (size_t I = 0; I < Count; ++I)
+    std::memcpy(&Pattern[I * ElementBytes], &Value, ElementBytes);
+  // The host copy must live until the copy is done: this waits even when asynchronous.
+  return copy(Dst, Pattern.data(), Pattern.size(), cudaMemcpyHostToDevice, S, true);
+}
+
+cudaError_t fill2D(void *Dst, size_t Pitch, uint32_t Value, unsigned ElementBytes, size_t Width,
+                   size_t Height, cudaStream_t S, bool Wait) {
+  if (Width * ElementBytes > Pitch && Height > 1)
+    return fail(cudaErrorInvalidPitchValue);
+  for (size_t Row = 0; Row < Height; ++Row)
+    if (cudaError_t E = fillElements(static_cast<char *>(Dst) + Row * Pitch, Value, ElementBytes,
+                                     Width, S, Wait && Row + 1 == Height))
+      return E;
+  if (!Height && Wait)
+    return synchronizeStream(S);
+  return cudaSuccess;
+}
+
 cudaError_t allocatePitched(void **Ptr, size_t *Pitch, size_t Width, size_t Height) {
   if (!Ptr || !Pitch)
     return fail(cudaErrorInvalidValue);

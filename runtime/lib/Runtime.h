@@ -289,6 +289,25 @@ cudaError_t allocatePitched(void **Ptr, size_t *Pitch, size_t Width, size_t Heig
 cudaError_t copy2D(void *Dst, size_t DstPitch, const void *Src, size_t SrcPitch, size_t Width,
                    size_t Height, cudaMemcpyKind Kind, cudaStream_t S, bool Wait);
 
+/// A 3D copy between linear memories: \p Depth slices of \p Height rows of \p Width bytes, rows
+/// a pitch apart and slices a slice pitch apart (cudaMemcpy3DParms with its positions applied).
+struct Copy3D {
+  const char *Src = nullptr;
+  size_t SrcPitch = 0, SrcSlice = 0;
+  char *Dst = nullptr;
+  size_t DstPitch = 0, DstSlice = 0;
+  size_t Width = 0, Height = 0, Depth = 0;
+  cudaMemcpyKind Kind = cudaMemcpyDefault;
+};
+cudaError_t copy3D(const Copy3D &P, cudaStream_t S, bool Wait);
+/// \p Count elements of \p ElementBytes (1, 2 or 4) set to \p Value (cuMemsetD8/16/32).
+cudaError_t fillElements(void *Dst, uint32_t Value, unsigned ElementBytes, size_t Count,
+                         cudaStream_t S, bool Wait);
+/// \p Height rows of \p Width elements, \p Pitch bytes apart (cudaMemset2D, cuMemsetD2D*,
+/// memset graph nodes).
+cudaError_t fill2D(void *Dst, size_t Pitch, uint32_t Value, unsigned ElementBytes, size_t Width,
+                   size_t Height, cudaStream_t S, bool Wait);
+
 cudaError_t createStream(cudaStream_t *Out, unsigned Flags);
 cudaError_t destroyStream(cudaStream_t S);
 /// The flags \p S was created with (0 for the default streams).
