@@ -400,14 +400,7 @@ cudaError_t cudaStreamGetPriority(cudaStream_t S, int *Priority) {
 // Host functions run on the calling thread once the stream's earlier work is done: later work
 // of the stream still comes after them, at the cost of the call waiting.
 cudaError_t cudaLaunchHostFunc(cudaStream_t S, cudaHostFn_t Fn, void *UserData) {
-  return guarded([&] {
-    if (!Fn)
-      return fail(cudaErrorInvalidValue);
-    if (cudaError_t E = synchronizeStream(S))
-      return E;
-    Fn(UserData);
-    return cudaSuccess;
-  });
+  return guarded([&] { return launchHostFunc(S, Fn, UserData); });
 }
 
 cudaError_t cudaStreamAddCallback(cudaStream_t S, cudaStreamCallback_t Callback, void *UserData,

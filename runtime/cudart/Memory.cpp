@@ -13,22 +13,6 @@ using namespace ptx2amd::runtime;
 
 namespace {
 
-/// The device variable \p Symbol, checked to hold [Offset, Offset + Bytes).
-cudaError_t symbolRange(const void *Symbol, size_t Bytes, size_t Offset, char *&Out) {
-  Context *C = nullptr;
-  if (cudaError_t E = context(C))
-    return E;
-  loader::GlobalSymbol G;
-  if (cudaError_t E = resolveSymbol(*C, Symbol, G))
-    return E;
-  if (Offset > G.Size || Bytes > G.Size - Offset)
-    return fail(
-        cudaErrorInvalidValue,
-        formatv("{0} bytes at offset {1} of a {2}-byte variable", Bytes, Offset, G.Size).str());
-  Out = static_cast<char *>(G.Address) + Offset;
-  return cudaSuccess;
-}
-
 cudaError_t toSymbol(const void *Symbol, const void *Src, size_t Bytes, size_t Offset,
                      cudaMemcpyKind Kind, cudaStream_t S, bool Wait) {
   if (Kind != cudaMemcpyHostToDevice && Kind != cudaMemcpyDeviceToDevice &&

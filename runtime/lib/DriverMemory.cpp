@@ -466,14 +466,7 @@ CUresult cuStreamGetPriority(CUstream Stream, int *Priority) {
 // Host functions run on the calling thread once the stream's earlier work is done: later work
 // of the stream still comes after them, at the cost of the call waiting.
 CUresult cuLaunchHostFunc(CUstream Stream, void (*Fn)(void *), void *UserData) {
-  return inContext([&] {
-    if (!Fn)
-      return fail(cudaErrorInvalidValue);
-    if (cudaError_t E = synchronizeStream(Stream))
-      return E;
-    Fn(UserData);
-    return cudaSuccess;
-  });
+  return inContext([&] { return launchHostFunc(Stream, Fn, UserData); });
 }
 
 CUresult cuStreamAddCallback(CUstream Stream, void (*Callback)(CUstream, CUresult, void *),

@@ -4,6 +4,7 @@
 // allocations (any other address is host memory). The runtime and driver APIs' memory functions
 // are these with their own error codes.
 
+#include "Graphs.h"
 #include "Runtime.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -39,6 +40,8 @@ cudaError_t release(void *Ptr, bool Host) {
   if (cudaError_t E = context(C))
     return E;
   if (!Ptr)
+    return cudaSuccess;
+  if (!Host && freeGraphMemory(Ptr)) // the graph keeps it for its next launch
     return cudaSuccess;
   {
     std::lock_guard<std::mutex> Lock(C->Mutex);
@@ -92,6 +95,10 @@ cudaError_t copy(void *Dst, const void *Src, size_t Bytes, cudaMemcpyKind Kind, 
     return cudaSuccess;
   if (!Dst || !Src)
     return fail(cudaErrorInvalidValue, "copy to or from a null pointer");
+  if (isCapturing(S))
+    return copy3D({static_cast<const char *>(Src), Bytes, Bytes, static_cast<char *>(Dst), Bytes,
+                   Bytes, Bytes, 1, 1, Kind},
+                  S, Wait);
   bool DstDevice, SrcDevice;
   switch (Kind) {
   case cudaMemcpyHostToHost:
@@ -142,6 +149,8 @@ cudaError_t fill(void *Dst, int Value, size_t Bytes, cudaStream_t S) {
     return cudaSuccess;
   if (!Dst)
     return fail(cudaErrorInvalidValue, "memset of a null pointer");
+  if (isCapturing(S))
+    return fill2D(Dst, Bytes, uint32_t(Value) & 0xff, 1, Bytes, 1, S, false);
   loader::Stream *Stream = nullptr;
   if (cudaError_t E = streamFor(*C, S, Stream))
     return E;
@@ -155,6 +164,10 @@ cudaError_t copy2D(void *Dst, size_t DstPitch, const void *Src, size_t SrcPitch,
                    size_t Height, cudaMemcpyKind Kind, cudaStream_t S, bool Wait) {
   if (Width > DstPitch || Width > SrcPitch)
     return fail(cudaErrorInvalidPitchValue);
+  if (isCapturing(S))
+    return copy3D({static_cast<const char *>(Src), SrcPitch, SrcPitch * Height,
+                   static_cast<char *>(Dst), DstPitch, DstPitch * Height, Width, Height, 1, Kind},
+                  S, Wait);
   if (Width == DstPitch && Width == SrcPitch)
     return copy(Dst, Src, Width * Height, Kind, S, Wait);
   for (size_t Row = 0; Row < Height; ++Row)
@@ -170,6 +183,12 @@ cudaError_t copy3D(const Copy3D &P, cudaStream_t S, bool Wait) {
     return fail(cudaErrorInvalidPitchValue);
   if (P.Depth > 1 && (P.Height * P.SrcPitch > P.SrcSlice || P.Height * P.DstPitch > P.DstSlice))
     return fail(cudaErrorInvalidValue, "a 3D copy's height is above its allocation's");
+  if (isCapturing(S)) {
+    GraphNode Proto;
+    Proto.Kind = NodeKind::Memcpy;
+    Proto.Copy = P;
+    return captureNode(S, Proto);
+  }
   if (!P.Width || !P.Height || !P.Depth)
     return Wait ? synchronizeStream(S) : cudaSuccess;
   for (size_t Z = 0; Z < P.Depth; ++Z)
@@ -186,6 +205,8 @@ cudaError_t fillElements(void *Dst, uint32_t Value, unsigned ElementBytes, size_
   if (uintptr_t(Dst) % ElementBytes)
     return fail(cudaErrorInvalidValue,
                 formatv("{0} is not aligned to {1} bytes", Dst, ElementBytes).str());
+  if (isCapturing(S))
+    return fill2D(Dst, Count * ElementBytes, Value, ElementBytes, Count, 1, S, Wait);
   const bool Uniform = ElementBytes == 1   ? true
                        : ElementBytes == 2 ? (Value & 0xff) == ((Value >> 8) & 0xff)
                                            : Value == (Value & 0xff) * 0x01010101u;
@@ -205,12 +226,36 @@ cudaError_t fill2D(void *Dst, size_t Pitch, uint32_t Value, unsigned ElementByte
                    size_t Height, cudaStream_t S, bool Wait) {
   if (Width * ElementBytes > Pitch && Height > 1)
     return fail(cudaErrorInvalidPitchValue);
+  if (isCapturing(S)) {
+    if (ElementBytes != 1 && ElementBytes != 2 && ElementBytes != 4)
+      return fail(cudaErrorInvalidValue, formatv("element size {0}", ElementBytes).str());
+    GraphNode Proto;
+    Proto.Kind = NodeKind::Memset;
+    Proto.Memset = {Dst, Pitch, Value, ElementBytes, Width, Height};
+    return captureNode(S, Proto);
+  }
   for (size_t Row = 0; Row < Height; ++Row)
     if (cudaError_t E = fillElements(static_cast<char *>(Dst) + Row * Pitch, Value, ElementBytes,
                                      Width, S, Wait && Row + 1 == Height))
       return E;
   if (!Height && Wait)
     return synchronizeStream(S);
+  return cudaSuccess;
+}
+
+/// The device variable \p Symbol, checked to hold [Offset, Offset + Bytes).
+cudaError_t symbolRange(const void *Symbol, size_t Bytes, size_t Offset, char *&Out) {
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  loader::GlobalSymbol G;
+  if (cudaError_t E = resolveSymbol(*C, Symbol, G))
+    return E;
+  if (Offset > G.Size || Bytes > G.Size - Offset)
+    return fail(
+        cudaErrorInvalidValue,
+        formatv("{0} bytes at offset {1} of a {2}-byte variable", Bytes, Offset, G.Size).str());
+  Out = static_cast<char *>(G.Address) + Offset;
   return cudaSuccess;
 }
 

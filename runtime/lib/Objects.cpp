@@ -3,6 +3,7 @@
 // The bodies of the runtime and driver APIs' device, stream, event and function calls; a CUDA
 // stream or event handle is the same in both APIs (CUstream is cudaStream_t).
 
+#include "Graphs.h"
 #include "Runtime.h"
 
 #include <atomic>
@@ -186,19 +187,6 @@ cudaError_t streamId(cudaStream_t S, unsigned long long &Id) {
   return cudaSuccess;
 }
 
-cudaError_t captureInfo(cudaStream_t S, int *Status, unsigned long long *Id, void **Graph,
-                        const void **Dependencies, const void **EdgeData, size_t *Count) {
-  if (!Status)
-    return fail(cudaErrorInvalidValue);
-  unsigned Flags;
-  if (cudaError_t E = streamFlags(S, Flags))
-    return E;
-  *Status = 0; // cudaStreamCaptureStatusNone
-  // The other outputs are defined only while capturing; they are left as they are then.
-  (void)Id, (void)Graph, (void)Dependencies, (void)EdgeData, (void)Count;
-  return cudaSuccess;
-}
-
 cudaError_t exchangeCaptureMode(int *Mode) {
   thread_local int ThreadMode = 0; // cudaStreamCaptureModeGlobal
   if (!Mode || *Mode < 0 || *Mode > 2)
@@ -208,6 +196,8 @@ cudaError_t exchangeCaptureMode(int *Mode) {
 }
 
 cudaError_t synchronizeStream(cudaStream_t S) {
+  if (auto R = refuseWhileCapturing(S))
+    return *R;
   Context *C = nullptr;
   loader::Stream *Stream = nullptr;
   if (cudaError_t E = context(C))
@@ -220,6 +210,8 @@ cudaError_t synchronizeStream(cudaStream_t S) {
 }
 
 cudaError_t queryStream(cudaStream_t S) {
+  if (auto R = refuseWhileCapturing(S))
+    return *R;
   Context *C = nullptr;
   loader::Stream *Stream = nullptr;
   if (cudaError_t E = context(C))
@@ -240,6 +232,8 @@ cudaError_t queryStream(cudaStream_t S) {
 
 // The stream waits for the event on the host: correct, without overlap.
 cudaError_t streamWaitEvent(cudaStream_t S, cudaEvent_t Event) {
+  if (auto R = captureWaitEvent(S, Event))
+    return *R;
   Context *C = nullptr;
   EventRecord *R = nullptr;
   loader::Stream *Stream = nullptr;
@@ -251,6 +245,22 @@ cudaError_t streamWaitEvent(cudaStream_t S, cudaEvent_t Event) {
     return E;
   if (Error E = C->Dev.synchronize(*R->Event))
     return failDeviceWork(std::move(E));
+  return cudaSuccess;
+}
+
+cudaError_t launchHostFunc(cudaStream_t S, void (*Fn)(void *), void *UserData) {
+  if (!Fn)
+    return fail(cudaErrorInvalidValue);
+  if (isCapturing(S)) {
+    GraphNode Proto;
+    Proto.Kind = NodeKind::Host;
+    Proto.Host = {Fn, UserData};
+    return captureNode(S, Proto);
+  }
+  // Called on this thread once the stream's earlier work is done: the stream's order holds.
+  if (cudaError_t E = synchronizeStream(S))
+    return E;
+  Fn(UserData);
   return cudaSuccess;
 }
 
@@ -272,6 +282,8 @@ cudaError_t recordEvent(cudaEvent_t Event, cudaStream_t S) {
     return E;
   if (cudaError_t E = findEvent(*C, Event, R))
     return E;
+  if (auto Captured = captureRecordEvent(Event, S))
+    return *Captured;
   if (cudaError_t E = streamFor(*C, S, Stream))
     return E;
   if (Error E = C->Dev.record(*R->Event, Stream))

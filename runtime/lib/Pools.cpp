@@ -8,6 +8,7 @@
 // released. Pools are device pools of device 0; access from the one device is always allowed.
 
 #include "Driver.h"
+#include "Graphs.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -151,6 +152,14 @@ cudaError_t allocateAsync(void **Ptr, size_t Bytes, void *Handle, cudaStream_t S
   unsigned StreamFlags;
   if (cudaError_t E = streamFlags(S, StreamFlags))
     return E;
+  if (isCapturing(S)) {
+    GraphNode Proto;
+    Proto.Kind = NodeKind::MemAlloc;
+    if (cudaError_t E = makeGraphMemory(Bytes, Proto.Memory))
+      return E;
+    *Ptr = Proto.Memory->Ptr;
+    return captureNode(S, Proto);
+  }
   Pool *P = nullptr;
   if (!Handle && currentMemPool(&Handle))
     return cudaErrorInvalidValue;
@@ -188,6 +197,12 @@ cudaError_t allocateAsync(void **Ptr, size_t Bytes, void *Handle, cudaStream_t S
 cudaError_t freeAsync(void *Ptr, cudaStream_t S) {
   if (!Ptr)
     return cudaSuccess;
+  if (isCapturing(S)) {
+    GraphNode Proto;
+    Proto.Kind = NodeKind::MemFree;
+    Proto.FreePtr = Ptr;
+    return captureNode(S, Proto);
+  }
   Pool *P = nullptr;
   {
     PoolTable &T = pools();

@@ -1,5 +1,6 @@
 //===- Runtime.cpp - the registry, the context, streams, kernels and launches ===//
 
+#include "Graphs.h"
 #include "Runtime.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -337,6 +338,14 @@ cudaError_t launchKernel(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, si
                         "exceed the {3} bytes a block may use",
                         K->Name, SharedBytes, StaticLds, P.sharedMemPerBlock)
                     .str());
+  if (isCapturing(S)) {
+    GraphNode Proto;
+    Proto.Kind = NodeKind::Kernel;
+    if (cudaError_t E =
+            captureKernelLaunch(K, Grid, Block, unsigned(SharedBytes), Args, Proto.Kernel))
+      return E;
+    return captureNode(S, Proto);
+  }
   loader::Stream *Stream = nullptr;
   if (cudaError_t E = streamFor(*C, S, Stream))
     return E;

@@ -212,6 +212,8 @@ cudaError_t occupancyBlocks(KernelRecord &K, int BlockSize, size_t DynamicShared
 cudaError_t availableDynamicShared(KernelRecord &K, int NumBlocks, int BlockSize, size_t *Out);
 /// The device variable registered for host shadow \p Symbol.
 cudaError_t resolveSymbol(Context &C, const void *Symbol, loader::GlobalSymbol &Out);
+/// The device address of [Offset, Offset + Bytes) of the variable \p Symbol, checked to lie in it.
+cudaError_t symbolRange(const void *Symbol, size_t Bytes, size_t Offset, char *&Out);
 
 //===-- operations of both APIs (Memory.cpp, Objects.cpp) ------------------===//
 
@@ -313,12 +315,14 @@ cudaError_t destroyStream(cudaStream_t S);
 /// The flags \p S was created with (0 for the default streams).
 cudaError_t streamFlags(cudaStream_t S, unsigned &Flags);
 cudaError_t streamId(cudaStream_t S, unsigned long long &Id);
-/// Stream capture is not implemented: no stream is ever capturing (status 0, none), which is
-/// what these report; the thread's capture mode is kept and exchanged as CUDA does.
+/// cudaStreamGetCaptureInfo (Graphs.cpp); the thread's capture mode is kept and exchanged as
+/// CUDA does.
 cudaError_t captureInfo(cudaStream_t S, int *Status, unsigned long long *Id, void **Graph,
                         const void **Dependencies, const void **EdgeData, size_t *Count);
 cudaError_t exchangeCaptureMode(int *Mode);
 cudaError_t synchronizeStream(cudaStream_t S);
+/// cudaLaunchHostFunc/cuLaunchHostFunc: \p Fn after the earlier work of \p S.
+cudaError_t launchHostFunc(cudaStream_t S, void (*Fn)(void *), void *UserData);
 /// cudaSuccess when the stream's work is done, else cudaErrorNotReady (not recorded as an error).
 cudaError_t queryStream(cudaStream_t S);
 cudaError_t streamWaitEvent(cudaStream_t S, cudaEvent_t Event);

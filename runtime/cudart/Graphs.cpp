@@ -1,0 +1,1105 @@
+//===- Graphs.cpp - the runtime API's graphs, graph nodes and stream capture ===//
+//
+// The runtime API's parameter structures, read into and written from the nodes of Graphs.h.
+
+#include "Graphs.h"
+#include "Runtime.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cstring>
+
+using namespace llvm;
+using namespace ptx2amd;
+using namespace ptx2amd::runtime;
+
+namespace {
+
+// CUDA 13's layouts (driver_types.h), under names of our own.
+struct Pos {
+  size_t X, Y, Z;
+};
+struct PitchedPtr {
+  void *Ptr;
+  size_t Pitch, XSize, YSize;
+};
+struct Extent {
+  size_t Width, Height, Depth;
+};
+struct Memcpy3DParms {
+  void *SrcArray;
+  Pos SrcPos;
+  PitchedPtr SrcPtr;
+  void *DstArray;
+  Pos DstPos;
+  PitchedPtr DstPtr;
+  Extent Size;
+  cudaMemcpyKind Kind;
+};
+static_assert(sizeof(Memcpy3DParms) == 160);
+struct KernelNodeParams {
+  void *Func;
+  dim3 Grid, Block;
+  unsigned SharedBytes;
+  void **KernelParams;
+  void **Extra;
+};
+static_assert(sizeof(KernelNodeParams) == 56 && offsetof(KernelNodeParams, KernelParams) == 40);
+struct MemsetParams {
+  void *Dst;
+  size_t Pitch;
+  unsigned Value, ElementSize;
+  size_t Width, Height;
+};
+static_assert(sizeof(MemsetParams) == 40);
+struct HostNodeParams {
+  cudaHostFn_t Fn;
+  void *UserData;
+};
+struct MemAllocNodeParams {
+  unsigned char PoolProps[88]; ///< cudaMemPoolProps: device memory of device 0 is what is made
+  const void *AccessDescs;
+  size_t AccessDescCount;
+  size_t Bytes;
+  void *Ptr;
+};
+static_assert(sizeof(MemAllocNodeParams) == 120);
+struct InstantiateParams {
+  unsigned long long Flags;
+  cudaStream_t UploadStream;
+  GraphNode *ErrorNode;
+  int Result; ///< cudaGraphInstantiateResult
+};
+static_assert(sizeof(InstantiateParams) == 32);
+struct ExecUpdateResultInfo {
+  int Result;
+  GraphNode *ErrorNode;
+  GraphNode *ErrorFromNode;
+};
+static_assert(sizeof(ExecUpdateResultInfo) == 24);
+/// cudaGraphNodeParams: a type, then the union of each type's parameters.
+struct NodeParams {
+  int Type;
+  int Reserved0[3];
+  union {
+    long long Reserved1[29];
+    KernelNodeParams Kernel; ///< cudaKernelNodeParamsV2: the same layout
+    struct {
+      int Flags, Reserved;
+      void *Ctx;
+      Memcpy3DParms Copy;
+    } Memcpy;
+    MemsetParams Memset; ///< cudaMemsetParamsV2
+    HostNodeParams Host; ///< cudaHostNodeParamsV2
+    struct {
+      Graph *Child;
+      int Ownership; ///< 0 clone, 1 move
+    } Child;
+    cudaEvent_t Event; ///< cudaEventWaitNodeParams, cudaEventRecordNodeParams
+    MemAllocNodeParams Alloc;
+    void *FreePtr; ///< cudaMemFreeNodeParams
+  };
+  long long Reserved2;
+};
+static_assert(sizeof(NodeParams) == 256);
+
+cudaError_t readKernel(const KernelNodeParams *P, GraphNode &N) {
+  if (!P)
+    return fail(cudaErrorInvalidValue);
+  if (P->Extra)
+    return fail(cudaErrorNotSupported, "kernel nodes with 'extra' arguments");
+  N.Kind = NodeKind::Kernel;
+  return captureKernelLaunch(findKernel(P->Func), P->Grid, P->Block, P->SharedBytes,
+                             P->KernelParams, N.Kernel);
+}
+
+void writeKernel(const GraphNode &N, KernelNodeParams *P) {
+  const KernelLaunch &L = N.Kernel;
+  P->Func = const_cast<void *>(L.Kernel->HostFun);
+  P->Grid = L.Grid;
+  P->Block = L.Block;
+  P->SharedBytes = L.SharedBytes;
+  // Pointers into the node's own copy of the arguments, as CUDA returns them.
+  thread_local std::vector<void *> Args;
+  Args.clear();
+  for (const auto &A : L.Args)
+    Args.push_back(const_cast<unsigned char *>(A.data()));
+  P->KernelParams = Args.data();
+  P->Extra = nullptr;
+}
+
+cudaError_t readCopy(const Memcpy3DParms *P, GraphNode &N) {
+  if (!P)
+    return fail(cudaErrorInvalidValue);
+  if (P->SrcArray || P->DstArray)
+    return fail(cudaErrorNotSupported, "copies to or from CUDA arrays are not supported yet");
+  const PitchedPtr &S = P->SrcPtr, &D = P->DstPtr;
+  if (!S.Ptr || !D.Ptr)
+    return fail(cudaErrorInvalidValue, "a copy node without a source or destination");
+  N.Kind = NodeKind::Memcpy;
+  const size_t SrcSlice = S.Pitch * S.YSize, DstSlice = D.Pitch * D.YSize;
+  N.Copy.Src = static_cast<const char *>(S.Ptr) + P->SrcPos.Z * SrcSlice + P->SrcPos.Y * S.Pitch +
+               P->SrcPos.X;
+  N.Copy.Dst =
+      static_cast<char *>(D.Ptr) + P->DstPos.Z * DstSlice + P->DstPos.Y * D.Pitch + P->DstPos.X;
+  N.Copy.SrcPitch = S.Pitch;
+  N.Copy.DstPitch = D.Pitch;
+  N.Copy.SrcSlice = SrcSlice;
+  N.Copy.DstSlice = DstSlice;
+  N.Copy.Width = P->Size.Width;
+  N.Copy.Height = P->Size.Height;
+  N.Copy.Depth = P->Size.Depth;
+  N.Copy.Kind = P->Kind;
+  return cudaSuccess;
+}
+
+void writeCopy(const GraphNode &N, Memcpy3DParms *P) {
+  const Copy3D &C = N.Copy;
+  *P = {};
+  P->SrcPtr = {const_cast<char *>(C.Src), C.SrcPitch, C.Width,
+               C.SrcPitch ? C.SrcSlice / C.SrcPitch : 0};
+  P->DstPtr = {C.Dst, C.DstPitch, C.Width, C.DstPitch ? C.DstSlice / C.DstPitch : 0};
+  P->Size = {C.Width, C.Height, C.Depth};
+  P->Kind = C.Kind;
+}
+
+cudaError_t readCopy1D(void *Dst, const void *Src, size_t Bytes, cudaMemcpyKind Kind,
+                       GraphNode &N) {
+  if (!Dst || !Src)
+    return fail(cudaErrorInvalidValue, "a copy node without a source or destination");
+  N.Kind = NodeKind::Memcpy;
+  N.Copy = {static_cast<const char *>(Src),
+            Bytes,
+            Bytes,
+            static_cast<char *>(Dst),
+            Bytes,
+            Bytes,
+            Bytes,
+            1,
+            1,
+            Kind};
+  return cudaSuccess;
+}
+
+cudaError_t readToSymbol(const void *Symbol, const void *Src, size_t Bytes, size_t Offset,
+                         cudaMemcpyKind Kind, GraphNode &N) {
+  char *Dst = nullptr;
+  if (cudaError_t E = symbolRange(Symbol, Bytes, Offset, Dst))
+    return E;
+  return readCopy1D(Dst, Src, Bytes, Kind, N);
+}
+
+cudaError_t readFromSymbol(void *Dst, const void *Symbol, size_t Bytes, size_t Offset,
+                           cudaMemcpyKind Kind, GraphNode &N) {
+  char *Src = nullptr;
+  if (cudaError_t E = symbolRange(Symbol, Bytes, Offset, Src))
+    return E;
+  return readCopy1D(Dst, Src, Bytes, Kind, N);
+}
+
+cudaError_t readMemset(const MemsetParams *P, GraphNode &N) {
+  if (!P || !P->Dst)
+    return fail(cudaErrorInvalidValue);
+  if (P->ElementSize != 1 && P->ElementSize != 2 && P->ElementSize != 4)
+    return fail(cudaErrorInvalidValue, formatv("element size {0}", P->ElementSize).str());
+  if (P->Height > 1 && P->Width * P->ElementSize > P->Pitch)
+    return fail(cudaErrorInvalidValue, "a memset node's rows are wider than its pitch");
+  N.Kind = NodeKind::Memset;
+  N.Memset = {P->Dst, P->Pitch, P->Value, P->ElementSize, P->Width, P->Height};
+  return cudaSuccess;
+}
+
+void writeMemset(const GraphNode &N, MemsetParams *P) {
+  const Fill2D &F = N.Memset;
+  *P = {F.Dst, F.Pitch, F.Value, F.ElementBytes, F.Width, F.Height};
+}
+
+cudaError_t readHost(const HostNodeParams *P, GraphNode &N) {
+  if (!P || !P->Fn)
+    return fail(cudaErrorInvalidValue);
+  N.Kind = NodeKind::Host;
+  N.Host = {P->Fn, P->UserData};
+  return cudaSuccess;
+}
+
+cudaError_t readChild(Graph *Child, GraphNode &N) {
+  N.Kind = NodeKind::ChildGraph;
+  if (cudaError_t E = checkGraph(Child))
+    return E;
+  N.Child = std::make_unique<Graph>();
+  cloneGraph(*Child, *N.Child);
+  return cudaSuccess;
+}
+
+cudaError_t readAlloc(MemAllocNodeParams *P, GraphNode &N) {
+  if (!P)
+    return fail(cudaErrorInvalidValue);
+  N.Kind = NodeKind::MemAlloc;
+  if (cudaError_t E = makeGraphMemory(P->Bytes, N.Memory))
+    return E;
+  P->Ptr = N.Memory->Ptr;
+  return cudaSuccess;
+}
+
+/// The node of \p Node's kind, checked.
+cudaError_t nodeOfKind(GraphNode *Node, NodeKind Kind) {
+  if (!Node)
+    return fail(cudaErrorInvalidValue);
+  if (Node->Kind != Kind)
+    return fail(cudaErrorInvalidValue,
+                formatv("a node of type {0}, not {1}", int(Node->Kind), int(Kind)).str());
+  return cudaSuccess;
+}
+
+/// Sets \p Node's parameters from \p Read's, when of the same kind.
+template <typename ReadFn> cudaError_t setParams(GraphNode *Node, NodeKind Kind, ReadFn Read) {
+  if (cudaError_t E = nodeOfKind(Node, Kind))
+    return E;
+  GraphNode Proto;
+  if (cudaError_t E = Read(Proto))
+    return E;
+  Node->copyParams(Proto);
+  return cudaSuccess;
+}
+
+/// The same for the node of \p Exec made from \p Node.
+template <typename ReadFn>
+cudaError_t setExecParams(GraphExec *Exec, GraphNode *Node, NodeKind Kind, ReadFn Read) {
+  GraphNode *Target = nullptr;
+  if (cudaError_t E = execNode(Exec, Node, Target))
+    return E;
+  return setParams(Target, Kind, Read);
+}
+
+template <typename ReadFn>
+cudaError_t add(GraphNode **Out, Graph *G, GraphNode *const *Deps, size_t NumDeps, ReadFn Read) {
+  GraphNode Proto;
+  if (cudaError_t E = Read(Proto))
+    return E;
+  return addNode(G, Out, Deps, NumDeps, Proto);
+}
+
+cudaError_t readNodeParams(NodeParams *P, GraphNode &N) {
+  if (!P)
+    return fail(cudaErrorInvalidValue);
+  switch (NodeKind(P->Type)) {
+  case NodeKind::Kernel:
+    return readKernel(&P->Kernel, N);
+  case NodeKind::Memcpy:
+    return readCopy(&P->Memcpy.Copy, N);
+  case NodeKind::Memset:
+    return readMemset(&P->Memset, N);
+  case NodeKind::Host:
+    return readHost(&P->Host, N);
+  case NodeKind::ChildGraph:
+    if (P->Child.Ownership == 1)
+      return fail(cudaErrorNotSupported, "moving a graph into a child graph node");
+    return readChild(P->Child.Child, N);
+  case NodeKind::Empty:
+    N.Kind = NodeKind::Empty;
+    return cudaSuccess;
+  case NodeKind::WaitEvent:
+  case NodeKind::EventRecord:
+    if (!P->Event)
+      return fail(cudaErrorInvalidValue);
+    N.Kind = NodeKind(P->Type);
+    N.Event = P->Event;
+    return cudaSuccess;
+  case NodeKind::MemAlloc:
+    return readAlloc(&P->Alloc, N);
+  case NodeKind::MemFree:
+    N.Kind = NodeKind::MemFree;
+    N.FreePtr = P->FreePtr;
+    return cudaSuccess;
+  default:
+    return fail(cudaErrorNotSupported,
+                formatv("graph nodes of type {0} are not supported", P->Type).str());
+  }
+}
+
+/// Copies \p List into \p Out (of room \p Size) as CUDA's list queries do: a null \p Out asks
+/// for the count only; with one, at most Size entries are written and Size is the number written.
+template <typename T> cudaError_t writeList(const std::vector<T> &List, T *Out, size_t *Size) {
+  if (!Size)
+    return fail(cudaErrorInvalidValue);
+  if (!Out) {
+    *Size = List.size();
+    return cudaSuccess;
+  }
+  size_t N = std::min(*Size, List.size());
+  std::copy(List.begin(), List.begin() + N, Out);
+  for (size_t I = N; I < *Size; ++I)
+    Out[I] = T();
+  *Size = N;
+  return cudaSuccess;
+}
+
+/// Edge data of default edges, for the queries that may return it.
+void zeroEdgeData(void *EdgeData, size_t Count) {
+  if (EdgeData)
+    std::memset(EdgeData, 0, Count * 8);
+}
+
+cudaError_t checkEdgeData(const void *EdgeData, size_t Count) {
+  if (!EdgeData)
+    return cudaSuccess;
+  const auto *Bytes = static_cast<const unsigned char *>(EdgeData);
+  for (size_t I = 0; I < Count * 8; ++I)
+    if (Bytes[I])
+      return fail(cudaErrorNotSupported, "graph edges other than the default ones");
+  return cudaSuccess;
+}
+
+} // namespace
+
+extern "C" {
+
+//===-- graphs -------------------------------------------------------------===//
+
+cudaError_t cudaGraphCreate(Graph **Out, unsigned Flags) {
+  return guarded([&] { return Flags ? fail(cudaErrorInvalidValue) : createGraph(Out); });
+}
+
+cudaError_t cudaGraphDestroy(Graph *G) {
+  return guarded([&] { return destroyGraph(G); });
+}
+
+cudaError_t cudaGraphClone(Graph **Out, Graph *G) {
+  return guarded([&] {
+    if (!Out)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = checkGraph(G))
+      return E;
+    auto C = std::make_unique<Graph>();
+    cloneGraph(*G, *C);
+    *Out = C.release();
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphNodeFindInClone(GraphNode **Out, GraphNode *Original, Graph *Clone) {
+  return guarded([&] { return findInClone(Out, Original, Clone); });
+}
+
+cudaError_t cudaGraphDebugDotPrint(Graph *G, const char *Path, unsigned Flags) {
+  return guarded([&] { return printDot(G, Path, Flags); });
+}
+
+cudaError_t cudaGraphGetNodes(Graph *G, GraphNode **Nodes, size_t *Count) {
+  return guarded([&] {
+    if (cudaError_t E = checkGraph(G))
+      return E;
+    std::vector<GraphNode *> List;
+    for (auto &N : G->Nodes)
+      List.push_back(N.get());
+    return writeList(List, Nodes, Count);
+  });
+}
+
+cudaError_t cudaGraphGetRootNodes(Graph *G, GraphNode **Nodes, size_t *Count) {
+  return guarded([&] {
+    if (cudaError_t E = checkGraph(G))
+      return E;
+    std::vector<GraphNode *> List;
+    for (auto &N : G->Nodes)
+      if (N->Dependencies.empty())
+        List.push_back(N.get());
+    return writeList(List, Nodes, Count);
+  });
+}
+
+cudaError_t cudaGraphGetEdges(Graph *G, GraphNode **From, GraphNode **To, void *EdgeData,
+                              size_t *Count) {
+  return guarded([&] {
+    if (cudaError_t E = checkGraph(G))
+      return E;
+    if (!Count || (!From != !To))
+      return fail(cudaErrorInvalidValue);
+    std::vector<GraphNode *> F, T;
+    for (auto &N : G->Nodes)
+      for (GraphNode *D : N->Dependencies) {
+        F.push_back(D);
+        T.push_back(N.get());
+      }
+    size_t Room = *Count;
+    if (cudaError_t E = writeList(F, From, Count))
+      return E;
+    if (To)
+      writeList(T, To, &Room);
+    zeroEdgeData(EdgeData, *Count);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphNodeGetDependencies(GraphNode *N, GraphNode **Deps, void *EdgeData,
+                                         size_t *Count) {
+  return guarded([&] {
+    if (!N)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = writeList(N->Dependencies, Deps, Count))
+      return E;
+    zeroEdgeData(Deps ? EdgeData : nullptr, *Count);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphNodeGetDependentNodes(GraphNode *N, GraphNode **Deps, void *EdgeData,
+                                           size_t *Count) {
+  return guarded([&] {
+    if (!N)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = writeList(N->Dependents, Deps, Count))
+      return E;
+    zeroEdgeData(Deps ? EdgeData : nullptr, *Count);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphAddDependencies(Graph *G, GraphNode *const *From, GraphNode *const *To,
+                                     const void *EdgeData, size_t Count) {
+  return guarded([&] {
+    if (cudaError_t E = checkEdgeData(EdgeData, Count))
+      return E;
+    return addDependencies(G, From, To, Count, false);
+  });
+}
+
+cudaError_t cudaGraphRemoveDependencies(Graph *G, GraphNode *const *From, GraphNode *const *To,
+                                        const void *EdgeData, size_t Count) {
+  return guarded([&] {
+    if (cudaError_t E = checkEdgeData(EdgeData, Count))
+      return E;
+    return addDependencies(G, From, To, Count, true);
+  });
+}
+
+cudaError_t cudaGraphDestroyNode(GraphNode *N) {
+  return guarded([&] { return destroyNode(N); });
+}
+
+cudaError_t cudaGraphNodeGetType(GraphNode *N, int *Type) {
+  return guarded([&] {
+    if (!N || !Type)
+      return fail(cudaErrorInvalidValue);
+    *Type = int(N->Kind);
+    return cudaSuccess;
+  });
+}
+
+//===-- adding nodes -------------------------------------------------------===//
+
+cudaError_t cudaGraphAddKernelNode(GraphNode **Out, Graph *G, GraphNode *const *Deps,
+                                   size_t NumDeps, const KernelNodeParams *P) {
+  return guarded(
+      [&] { return add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return readKernel(P, N); }); });
+}
+
+cudaError_t cudaGraphAddMemcpyNode(GraphNode **Out, Graph *G, GraphNode *const *Deps,
+                                   size_t NumDeps, const Memcpy3DParms *P) {
+  return guarded(
+      [&] { return add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return readCopy(P, N); }); });
+}
+
+cudaError_t cudaGraphAddMemcpyNode1D(GraphNode **Out, Graph *G, GraphNode *const *Deps,
+                                     size_t NumDeps, void *Dst, const void *Src, size_t Bytes,
+                                     cudaMemcpyKind Kind) {
+  return guarded([&] {
+    return add(Out, G, Deps, NumDeps,
+               [&](GraphNode &N) { return readCopy1D(Dst, Src, Bytes, Kind, N); });
+  });
+}
+
+cudaError_t cudaGraphAddMemcpyNodeToSymbol(GraphNode **Out, Graph *G, GraphNode *const *Deps,
+                                           size_t NumDeps, const void *Symbol, const void *Src,
+                                           size_t Bytes, size_t Offset, cudaMemcpyKind Kind) {
+  return guarded([&] {
+    return add(Out, G, Deps, NumDeps,
+               [&](GraphNode &N) { return readToSymbol(Symbol, Src, Bytes, Offset, Kind, N); });
+  });
+}
+
+cudaError_t cudaGraphAddMemcpyNodeFromSymbol(GraphNode **Out, Graph *G, GraphNode *const *Deps,
+                                             size_t NumDeps, void *Dst, const void *Symbol,
+                                             size_t Bytes, size_t Offset, cudaMemcpyKind Kind) {
+  return guarded([&] {
+    return add(Out, G, Deps, NumDeps,
+               [&](GraphNode &N) { return readFromSymbol(Dst, Symbol, Bytes, Offset, Kind, N); });
+  });
+}
+
+cudaError_t cudaGraphAddMemsetNode(GraphNode **Out, Graph *G, GraphNode *const *Deps,
+                                   size_t NumDeps, const MemsetParams *P) {
+  return guarded(
+      [&] { return add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return readMemset(P, N); }); });
+}
+
+cudaError_t cudaGraphAddHostNode(GraphNode **Out, Graph *G, GraphNode *const *Deps, size_t NumDeps,
+                                 const HostNodeParams *P) {
+  return guarded(
+      [&] { return add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return readHost(P, N); }); });
+}
+
+cudaError_t cudaGraphAddChildGraphNode(GraphNode **Out, Graph *G, GraphNode *const *Deps,
+                                       size_t NumDeps, Graph *Child) {
+  return guarded([&] {
+    return add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return readChild(Child, N); });
+  });
+}
+
+cudaError_t cudaGraphAddEmptyNode(GraphNode **Out, Graph *G, GraphNode *const *Deps,
+                                  size_t NumDeps) {
+  return guarded([&] {
+    return add(Out, G, Deps, NumDeps, [](GraphNode &N) {
+      N.Kind = NodeKind::Empty;
+      return cudaSuccess;
+    });
+  });
+}
+
+static cudaError_t addEventNode(GraphNode **Out, Graph *G, GraphNode *const *Deps, size_t NumDeps,
+                                cudaEvent_t Event, NodeKind Kind) {
+  return guarded([&] {
+    return add(Out, G, Deps, NumDeps, [&](GraphNode &N) {
+      if (!Event)
+        return fail(cudaErrorInvalidValue);
+      N.Kind = Kind;
+      N.Event = Event;
+      return cudaSuccess;
+    });
+  });
+}
+
+cudaError_t cudaGraphAddEventRecordNode(GraphNode **Out, Graph *G, GraphNode *const *Deps,
+                                        size_t NumDeps, cudaEvent_t Event) {
+  return addEventNode(Out, G, Deps, NumDeps, Event, NodeKind::EventRecord);
+}
+
+cudaError_t cudaGraphAddEventWaitNode(GraphNode **Out, Graph *G, GraphNode *const *Deps,
+                                      size_t NumDeps, cudaEvent_t Event) {
+  return addEventNode(Out, G, Deps, NumDeps, Event, NodeKind::WaitEvent);
+}
+
+cudaError_t cudaGraphAddMemAllocNode(GraphNode **Out, Graph *G, GraphNode *const *Deps,
+                                     size_t NumDeps, MemAllocNodeParams *P) {
+  return guarded(
+      [&] { return add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return readAlloc(P, N); }); });
+}
+
+cudaError_t cudaGraphAddMemFreeNode(GraphNode **Out, Graph *G, GraphNode *const *Deps,
+                                    size_t NumDeps, void *Ptr) {
+  return guarded([&] {
+    return add(Out, G, Deps, NumDeps, [&](GraphNode &N) {
+      if (!Ptr)
+        return fail(cudaErrorInvalidValue);
+      N.Kind = NodeKind::MemFree;
+      N.FreePtr = Ptr;
+      return cudaSuccess;
+    });
+  });
+}
+
+cudaError_t cudaGraphAddNode(GraphNode **Out, Graph *G, GraphNode *const *Deps,
+                             const void *EdgeData, size_t NumDeps, NodeParams *P) {
+  return guarded([&] {
+    if (cudaError_t E = checkEdgeData(EdgeData, NumDeps))
+      return E;
+    return add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return readNodeParams(P, N); });
+  });
+}
+
+//===-- node parameters ----------------------------------------------------===//
+
+cudaError_t cudaGraphKernelNodeGetParams(GraphNode *Node, KernelNodeParams *P) {
+  return guarded([&] {
+    if (cudaError_t E = nodeOfKind(Node, NodeKind::Kernel))
+      return E;
+    if (!P)
+      return fail(cudaErrorInvalidValue);
+    writeKernel(*Node, P);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphKernelNodeSetParams(GraphNode *Node, const KernelNodeParams *P) {
+  return guarded([&] {
+    if (cudaError_t E = nodeOfKind(Node, NodeKind::Kernel))
+      return E;
+    auto Attributes = Node->Kernel.Attributes;
+    if (cudaError_t E =
+            setParams(Node, NodeKind::Kernel, [&](GraphNode &N) { return readKernel(P, N); }))
+      return E;
+    Node->Kernel.Attributes = Attributes;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphKernelNodeCopyAttributes(GraphNode *Dst, GraphNode *Src) {
+  return guarded([&] {
+    if (cudaError_t E = nodeOfKind(Dst, NodeKind::Kernel))
+      return E;
+    if (cudaError_t E = nodeOfKind(Src, NodeKind::Kernel))
+      return E;
+    Dst->Kernel.Attributes = Src->Kernel.Attributes;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphKernelNodeGetAttribute(GraphNode *Node, int Id, void *Value) {
+  return guarded([&] {
+    if (cudaError_t E = nodeOfKind(Node, NodeKind::Kernel))
+      return E;
+    if (!Value)
+      return fail(cudaErrorInvalidValue);
+    std::memset(Value, 0, sizeof(LaunchAttribute::Value));
+    for (const LaunchAttribute &A : Node->Kernel.Attributes)
+      if (A.Id == Id)
+        std::memcpy(Value, A.Value, sizeof A.Value);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphKernelNodeSetAttribute(GraphNode *Node, int Id, const void *Value) {
+  return guarded([&] {
+    if (cudaError_t E = nodeOfKind(Node, NodeKind::Kernel))
+      return E;
+    if (!Value)
+      return fail(cudaErrorInvalidValue);
+    auto &Attributes = Node->Kernel.Attributes;
+    std::erase_if(Attributes, [&](const LaunchAttribute &A) { return A.Id == Id; });
+    LaunchAttribute A{};
+    A.Id = Id;
+    std::memcpy(A.Value, Value, sizeof A.Value);
+    Attributes.push_back(A);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphMemcpyNodeGetParams(GraphNode *Node, Memcpy3DParms *P) {
+  return guarded([&] {
+    if (cudaError_t E = nodeOfKind(Node, NodeKind::Memcpy))
+      return E;
+    if (!P)
+      return fail(cudaErrorInvalidValue);
+    writeCopy(*Node, P);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParams(GraphNode *Node, const Memcpy3DParms *P) {
+  return guarded([&] {
+    return setParams(Node, NodeKind::Memcpy, [&](GraphNode &N) { return readCopy(P, N); });
+  });
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParams1D(GraphNode *Node, void *Dst, const void *Src,
+                                           size_t Bytes, cudaMemcpyKind Kind) {
+  return guarded([&] {
+    return setParams(Node, NodeKind::Memcpy,
+                     [&](GraphNode &N) { return readCopy1D(Dst, Src, Bytes, Kind, N); });
+  });
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(GraphNode *Node, const void *Symbol,
+                                                 const void *Src, size_t Bytes, size_t Offset,
+                                                 cudaMemcpyKind Kind) {
+  return guarded([&] {
+    return setParams(Node, NodeKind::Memcpy, [&](GraphNode &N) {
+      return readToSymbol(Symbol, Src, Bytes, Offset, Kind, N);
+    });
+  });
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(GraphNode *Node, void *Dst, const void *Symbol,
+                                                   size_t Bytes, size_t Offset,
+                                                   cudaMemcpyKind Kind) {
+  return guarded([&] {
+    return setParams(Node, NodeKind::Memcpy, [&](GraphNode &N) {
+      return readFromSymbol(Dst, Symbol, Bytes, Offset, Kind, N);
+    });
+  });
+}
+
+cudaError_t cudaGraphMemsetNodeGetParams(GraphNode *Node, MemsetParams *P) {
+  return guarded([&] {
+    if (cudaError_t E = nodeOfKind(Node, NodeKind::Memset))
+      return E;
+    if (!P)
+      return fail(cudaErrorInvalidValue);
+    writeMemset(*Node, P);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphMemsetNodeSetParams(GraphNode *Node, const MemsetParams *P) {
+  return guarded([&] {
+    return setParams(Node, NodeKind::Memset, [&](GraphNode &N) { return readMemset(P, N); });
+  });
+}
+
+cudaError_t cudaGraphHostNodeGetParams(GraphNode *Node, HostNodeParams *P) {
+  return guarded([&] {
+    if (cudaError_t E = nodeOfKind(Node, NodeKind::Host))
+      return E;
+    if (!P)
+      return fail(cudaErrorInvalidValue);
+    *P = {Node->Host.Fn, Node->Host.UserData};
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphHostNodeSetParams(GraphNode *Node, const HostNodeParams *P) {
+  return guarded([&] {
+    return setParams(Node, NodeKind::Host, [&](GraphNode &N) { return readHost(P, N); });
+  });
+}
+
+cudaError_t cudaGraphChildGraphNodeGetGraph(GraphNode *Node, Graph **Out) {
+  return guarded([&] {
+    if (cudaError_t E = nodeOfKind(Node, NodeKind::ChildGraph))
+      return E;
+    if (!Out)
+      return fail(cudaErrorInvalidValue);
+    *Out = Node->Child.get();
+    return cudaSuccess;
+  });
+}
+
+static cudaError_t eventOf(GraphNode *Node, NodeKind Kind, cudaEvent_t *Out) {
+  return guarded([&] {
+    if (cudaError_t E = nodeOfKind(Node, Kind))
+      return E;
+    if (!Out)
+      return fail(cudaErrorInvalidValue);
+    *Out = Node->Event;
+    return cudaSuccess;
+  });
+}
+
+static cudaError_t setEventOf(GraphNode *Node, NodeKind Kind, cudaEvent_t Event) {
+  return guarded([&] {
+    if (cudaError_t E = nodeOfKind(Node, Kind))
+      return E;
+    if (!Event)
+      return fail(cudaErrorInvalidValue);
+    Node->Event = Event;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphEventRecordNodeGetEvent(GraphNode *Node, cudaEvent_t *Out) {
+  return eventOf(Node, NodeKind::EventRecord, Out);
+}
+
+cudaError_t cudaGraphEventRecordNodeSetEvent(GraphNode *Node, cudaEvent_t Event) {
+  return setEventOf(Node, NodeKind::EventRecord, Event);
+}
+
+cudaError_t cudaGraphEventWaitNodeGetEvent(GraphNode *Node, cudaEvent_t *Out) {
+  return eventOf(Node, NodeKind::WaitEvent, Out);
+}
+
+cudaError_t cudaGraphEventWaitNodeSetEvent(GraphNode *Node, cudaEvent_t Event) {
+  return setEventOf(Node, NodeKind::WaitEvent, Event);
+}
+
+cudaError_t cudaGraphMemAllocNodeGetParams(GraphNode *Node, MemAllocNodeParams *P) {
+  return guarded([&] {
+    if (cudaError_t E = nodeOfKind(Node, NodeKind::MemAlloc))
+      return E;
+    if (!P)
+      return fail(cudaErrorInvalidValue);
+    *P = {};
+    // cudaMemPoolProps: pinned (1) device (1) memory of device 0.
+    const int Props[4] = {1, 0, 1, 0};
+    std::memcpy(P->PoolProps, Props, sizeof Props);
+    P->Bytes = Node->Memory->Bytes;
+    P->Ptr = Node->Memory->Ptr;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphMemFreeNodeGetParams(GraphNode *Node, void *Out) {
+  return guarded([&] {
+    if (cudaError_t E = nodeOfKind(Node, NodeKind::MemFree))
+      return E;
+    if (!Out)
+      return fail(cudaErrorInvalidValue);
+    std::memcpy(Out, &Node->FreePtr, sizeof(void *));
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphNodeSetParams(GraphNode *Node, NodeParams *P) {
+  return guarded([&] {
+    if (!Node || !P)
+      return fail(cudaErrorInvalidValue);
+    if (NodeKind(P->Type) == NodeKind::MemAlloc || NodeKind(P->Type) == NodeKind::MemFree)
+      return fail(cudaErrorInvalidValue, "a memory node's parameters cannot change");
+    return setParams(Node, NodeKind(P->Type), [&](GraphNode &N) { return readNodeParams(P, N); });
+  });
+}
+
+//===-- instantiated graphs ------------------------------------------------===//
+
+cudaError_t cudaGraphInstantiate(GraphExec **Out, Graph *G, unsigned long long Flags) {
+  return guarded([&] { return instantiate(Out, G, Flags); });
+}
+
+cudaError_t cudaGraphInstantiateWithFlags(GraphExec **Out, Graph *G, unsigned long long Flags) {
+  return guarded([&] { return instantiate(Out, G, Flags); });
+}
+
+cudaError_t cudaGraphInstantiateWithParams(GraphExec **Out, Graph *G, InstantiateParams *P) {
+  return guarded([&] {
+    if (!P)
+      return fail(cudaErrorInvalidValue);
+    P->ErrorNode = nullptr;
+    cudaError_t E = instantiate(Out, G, P->Flags);
+    // cudaGraphInstantiateResult: success, error, (invalid structure, multiple devices), device
+    // launch not supported. An upload (flag 2) has nothing to do ahead of the launch.
+    P->Result = E == cudaSuccess ? 0 : (P->Flags & 4) ? 3 : 1;
+    return E;
+  });
+}
+
+cudaError_t cudaGraphExecGetFlags(GraphExec *X, unsigned long long *Flags) {
+  return guarded([&] {
+    if (!X || !Flags)
+      return fail(cudaErrorInvalidValue);
+    *Flags = X->Flags;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphExecKernelNodeSetParams(GraphExec *X, GraphNode *Node,
+                                             const KernelNodeParams *P) {
+  return guarded([&] {
+    GraphNode *Target = nullptr;
+    if (cudaError_t E = execNode(X, Node, Target))
+      return E;
+    auto Attributes = Target->Kernel.Attributes;
+    if (cudaError_t E =
+            setParams(Target, NodeKind::Kernel, [&](GraphNode &N) { return readKernel(P, N); }))
+      return E;
+    Target->Kernel.Attributes = Attributes;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParams(GraphExec *X, GraphNode *Node,
+                                             const Memcpy3DParms *P) {
+  return guarded([&] {
+    return setExecParams(X, Node, NodeKind::Memcpy, [&](GraphNode &N) { return readCopy(P, N); });
+  });
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParams1D(GraphExec *X, GraphNode *Node, void *Dst,
+                                               const void *Src, size_t Bytes, cudaMemcpyKind Kind) {
+  return guarded([&] {
+    return setExecParams(X, Node, NodeKind::Memcpy,
+                         [&](GraphNode &N) { return readCopy1D(Dst, Src, Bytes, Kind, N); });
+  });
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(GraphExec *X, GraphNode *Node,
+                                                     const void *Symbol, const void *Src,
+                                                     size_t Bytes, size_t Offset,
+                                                     cudaMemcpyKind Kind) {
+  return guarded([&] {
+    return setExecParams(X, Node, NodeKind::Memcpy, [&](GraphNode &N) {
+      return readToSymbol(Symbol, Src, Bytes, Offset, Kind, N);
+    });
+  });
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(GraphExec *X, GraphNode *Node, void *Dst,
+                                                       const void *Symbol, size_t Bytes,
+                                                       size_t Offset, cudaMemcpyKind Kind) {
+  return guarded([&] {
+    return setExecParams(X, Node, NodeKind::Memcpy, [&](GraphNode &N) {
+      return readFromSymbol(Dst, Symbol, Bytes, Offset, Kind, N);
+    });
+  });
+}
+
+cudaError_t cudaGraphExecMemsetNodeSetParams(GraphExec *X, GraphNode *Node, const MemsetParams *P) {
+  return guarded([&] {
+    return setExecParams(X, Node, NodeKind::Memset, [&](GraphNode &N) { return readMemset(P, N); });
+  });
+}
+
+cudaError_t cudaGraphExecHostNodeSetParams(GraphExec *X, GraphNode *Node, const HostNodeParams *P) {
+  return guarded([&] {
+    return setExecParams(X, Node, NodeKind::Host, [&](GraphNode &N) { return readHost(P, N); });
+  });
+}
+
+cudaError_t cudaGraphExecChildGraphNodeSetParams(GraphExec *X, GraphNode *Node, Graph *Child) {
+  return guarded([&] {
+    return setExecParams(X, Node, NodeKind::ChildGraph,
+                         [&](GraphNode &N) { return readChild(Child, N); });
+  });
+}
+
+static cudaError_t setExecEvent(GraphExec *X, GraphNode *Node, cudaEvent_t Event, NodeKind Kind) {
+  return guarded([&] {
+    return setExecParams(X, Node, Kind, [&](GraphNode &N) {
+      if (!Event)
+        return fail(cudaErrorInvalidValue);
+      N.Kind = Kind;
+      N.Event = Event;
+      return cudaSuccess;
+    });
+  });
+}
+
+cudaError_t cudaGraphExecEventRecordNodeSetEvent(GraphExec *X, GraphNode *Node, cudaEvent_t Event) {
+  return setExecEvent(X, Node, Event, NodeKind::EventRecord);
+}
+
+cudaError_t cudaGraphExecEventWaitNodeSetEvent(GraphExec *X, GraphNode *Node, cudaEvent_t Event) {
+  return setExecEvent(X, Node, Event, NodeKind::WaitEvent);
+}
+
+cudaError_t cudaGraphExecNodeSetParams(GraphExec *X, GraphNode *Node, NodeParams *P) {
+  return guarded([&] {
+    if (!P)
+      return fail(cudaErrorInvalidValue);
+    if (NodeKind(P->Type) == NodeKind::MemAlloc || NodeKind(P->Type) == NodeKind::MemFree)
+      return fail(cudaErrorInvalidValue, "a memory node's parameters cannot change");
+    return setExecParams(X, Node, NodeKind(P->Type),
+                         [&](GraphNode &N) { return readNodeParams(P, N); });
+  });
+}
+
+cudaError_t cudaGraphNodeSetEnabled(GraphExec *X, GraphNode *Node, unsigned Enabled) {
+  return guarded([&] {
+    GraphNode *Target = nullptr;
+    if (cudaError_t E = execNode(X, Node, Target))
+      return E;
+    if (Target->Kind != NodeKind::Kernel && Target->Kind != NodeKind::Memcpy &&
+        Target->Kind != NodeKind::Memset)
+      return fail(cudaErrorInvalidValue, "only kernel, copy and memset nodes can be disabled");
+    Target->Enabled = Enabled != 0;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphNodeGetEnabled(GraphExec *X, GraphNode *Node, unsigned *Enabled) {
+  return guarded([&] {
+    GraphNode *Target = nullptr;
+    if (!Enabled)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = execNode(X, Node, Target))
+      return E;
+    *Enabled = Target->Enabled;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphExecUpdate(GraphExec *X, Graph *G, ExecUpdateResultInfo *Info) {
+  return guarded([&] {
+    if (!Info)
+      return fail(cudaErrorInvalidValue);
+    GraphNode *ErrorNode = nullptr;
+    cudaError_t E = updateExec(X, G, Info->Result, ErrorNode);
+    Info->ErrorNode = ErrorNode;
+    Info->ErrorFromNode = nullptr;
+    return E;
+  });
+}
+
+cudaError_t cudaGraphUpload(GraphExec *X, cudaStream_t S) {
+  // Nothing to upload ahead of a launch; the stream is checked.
+  return guarded([&] {
+    if (!X)
+      return fail(cudaErrorInvalidValue);
+    unsigned Flags;
+    return streamFlags(S, Flags);
+  });
+}
+
+cudaError_t cudaGraphLaunch(GraphExec *X, cudaStream_t S) {
+  return guarded([&] { return launchGraph(X, S); });
+}
+
+cudaError_t cudaGraphExecDestroy(GraphExec *X) {
+  return guarded([&] { return destroyExec(X); });
+}
+
+//===-- graph memory and user objects --------------------------------------===//
+
+cudaError_t cudaDeviceGraphMemTrim(int Device) {
+  // Graph memory goes back to the device when its graphs go: there is nothing kept to trim.
+  return guarded([&] { return checkDevice(Device); });
+}
+
+cudaError_t cudaDeviceGetGraphMemAttribute(int Device, int Attribute, void *Value) {
+  return guarded([&] {
+    if (cudaError_t E = checkDevice(Device))
+      return E;
+    return graphMemAttribute(Attribute, static_cast<uint64_t *>(Value), false);
+  });
+}
+
+cudaError_t cudaDeviceSetGraphMemAttribute(int Device, int Attribute, void *Value) {
+  return guarded([&] {
+    if (cudaError_t E = checkDevice(Device))
+      return E;
+    return graphMemAttribute(Attribute, static_cast<uint64_t *>(Value), true);
+  });
+}
+
+cudaError_t cudaUserObjectCreate(UserObject **Out, void *Ptr, cudaHostFn_t Destroy,
+                                 unsigned InitialCount, unsigned Flags) {
+  return guarded([&] { return createUserObject(Out, Ptr, Destroy, InitialCount, Flags); });
+}
+
+cudaError_t cudaUserObjectRetain(UserObject *O, unsigned Count) {
+  return guarded([&] { return retainUserObject(O, Count); });
+}
+
+cudaError_t cudaUserObjectRelease(UserObject *O, unsigned Count) {
+  return guarded([&] { return releaseUserObject(O, Count); });
+}
+
+cudaError_t cudaGraphRetainUserObject(Graph *G, UserObject *O, unsigned Count, unsigned Flags) {
+  return guarded([&] { return graphRetainUserObject(G, O, Count, Flags); });
+}
+
+cudaError_t cudaGraphReleaseUserObject(Graph *G, UserObject *O, unsigned Count) {
+  return guarded([&] { return graphReleaseUserObject(G, O, Count); });
+}
+
+//===-- stream capture -----------------------------------------------------===//
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t S, int Mode) {
+  return guarded([&] { return beginCapture(S, Mode, nullptr, nullptr, 0); });
+}
+
+cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t S, Graph *G, GraphNode *const *Deps,
+                                          const void *EdgeData, size_t NumDeps, int Mode) {
+  return guarded([&] {
+    if (!G)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = checkEdgeData(EdgeData, NumDeps))
+      return E;
+    return beginCapture(S, Mode, G, Deps, NumDeps);
+  });
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t S, Graph **Out) {
+  return guarded([&] { return endCapture(S, Out); });
+}
+
+cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t S, GraphNode *const *Deps,
+                                                const void *EdgeData, size_t NumDeps,
+                                                unsigned Flags) {
+  return guarded([&] {
+    if (cudaError_t E = checkEdgeData(EdgeData, NumDeps))
+      return E;
+    return updateCaptureDependencies(S, Deps, NumDeps, Flags);
+  });
+}
+
+} // extern "C"

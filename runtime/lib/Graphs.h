@@ -1,0 +1,188 @@
+//===- Graphs.h - CUDA graphs, their instantiation and stream capture, for both APIs -*- C++
+//-*-===//
+//
+// A graph is a set of nodes with dependencies; an instantiated graph (GraphExec) is a copy of it
+// with its nodes in one topological order, which a launch runs in that order on the stream it
+// is launched on: every dependency is then satisfied, since the stream orders all its work.
+// Stream capture records the work that capturing streams are given as nodes of a graph instead
+// of running it; each capturing stream has a frontier (the nodes the next one depends on), and
+// events carry frontiers from one stream to another (fork and join).
+//
+// Handles: cudaGraph_t/CUgraph is a Graph *, cudaGraphNode_t/CUgraphNode a GraphNode *,
+// cudaGraphExec_t/CUgraphExec a GraphExec *.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "Runtime.h"
+
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+namespace ptx2amd::runtime {
+
+/// cudaGraphNodeType / CUgraphNodeType (same values).
+enum class NodeKind : int {
+  Kernel = 0,
+  Memcpy = 1,
+  Memset = 2,
+  Host = 3,
+  ChildGraph = 4,
+  Empty = 5,
+  WaitEvent = 6,
+  EventRecord = 7,
+  SemaphoreSignal = 8,
+  SemaphoreWait = 9,
+  MemAlloc = 10,
+  MemFree = 11,
+  BatchMemOp = 12,
+  Conditional = 13,
+};
+
+/// A kernel launch whose arguments are copied into the node (CUDA copies them when the node is
+/// made or its parameters set).
+struct KernelLaunch {
+  KernelRecord *Kernel = nullptr;
+  dim3 Grid{1, 1, 1}, Block{1, 1, 1};
+  unsigned SharedBytes = 0;
+  std::vector<std::vector<unsigned char>> Args; ///< one per explicit kernel argument
+  std::vector<LaunchAttribute> Attributes;      ///< cudaGraphKernelNodeSetAttribute's
+};
+/// Fills \p Out from a launch's arguments (CUDA's kernelParams), sized by the kernel's
+/// translated signature.
+cudaError_t captureKernelLaunch(KernelRecord *K, dim3 Grid, dim3 Block, unsigned SharedBytes,
+                                void **Args, KernelLaunch &Out);
+
+struct Fill2D {
+  void *Dst = nullptr;
+  size_t Pitch = 0;
+  uint32_t Value = 0;
+  unsigned ElementBytes = 1;
+  size_t Width = 0, Height = 1;
+};
+
+struct HostCall {
+  void (*Fn)(void *) = nullptr;
+  void *UserData = nullptr;
+};
+
+/// Memory of a mem-alloc node: allocated when the node is made (its address is fixed for the
+/// node's life, as CUDA's is), live from the node's execution to its free.
+struct GraphMemory {
+  void *Ptr = nullptr;
+  size_t Bytes = 0;
+  bool Live = false;
+  ~GraphMemory();
+};
+
+struct UserObject;
+struct Graph;
+
+struct GraphNode {
+  NodeKind Kind = NodeKind::Empty;
+  Graph *Owner = nullptr;
+  unsigned Index = 0; ///< creation order in its graph; exec update pairs nodes by it
+  std::vector<GraphNode *> Dependencies, Dependents;
+  KernelLaunch Kernel;
+  Copy3D Copy;
+  Fill2D Memset;
+  HostCall Host;
+  cudaEvent_t Event = nullptr;
+  std::unique_ptr<Graph> Child;
+  std::shared_ptr<GraphMemory> Memory; ///< MemAlloc's
+  void *FreePtr = nullptr;             ///< MemFree's
+  bool Enabled = true;                 ///< in an instantiated graph
+  const GraphNode *Original = nullptr; ///< in a clone: the node it was cloned from
+
+  GraphNode();
+  ~GraphNode();
+  /// The parameters of \p N (not its graph, index or edges).
+  void copyParams(const GraphNode &N);
+};
+
+struct Graph {
+  std::vector<std::unique_ptr<GraphNode>> Nodes;
+  std::vector<std::pair<UserObject *, unsigned>> UserObjects; ///< references held
+  const Graph *Original = nullptr;                            ///< of a clone
+  unsigned NextIndex = 0;
+
+  Graph();
+  ~Graph();
+};
+
+struct GraphExec {
+  Graph Copy;
+  std::vector<GraphNode *> Order; ///< Copy's nodes in a topological order
+  unsigned long long Flags = 0;
+};
+
+//===-- graphs -------------------------------------------------------------===//
+
+cudaError_t createGraph(Graph **Out);
+/// cudaErrorInvalidValue unless \p G is a live graph.
+cudaError_t checkGraph(const Graph *G);
+cudaError_t destroyGraph(Graph *G);
+/// Adds \p Proto's kind and parameters as a node of \p G after \p Deps.
+cudaError_t addNode(Graph *G, GraphNode **Out, GraphNode *const *Deps, size_t NumDeps,
+                    const GraphNode &Proto);
+cudaError_t destroyNode(GraphNode *N);
+cudaError_t addDependencies(Graph *G, GraphNode *const *From, GraphNode *const *To, size_t Count,
+                            bool Remove);
+/// A deep copy of \p G into \p Out (whose nodes remember their originals).
+void cloneGraph(const Graph &G, Graph &Out);
+cudaError_t findInClone(GraphNode **Out, const GraphNode *Original, const Graph *Clone);
+/// Writes the graph in Graphviz's format to \p Path.
+cudaError_t printDot(const Graph *G, const char *Path, unsigned Flags);
+
+/// cudaGraphInstantiateFlags: auto free on launch, upload, device launch, node priorities.
+cudaError_t instantiate(GraphExec **Out, const Graph *G, unsigned long long Flags);
+cudaError_t destroyExec(GraphExec *X);
+cudaError_t launchGraph(GraphExec *X, cudaStream_t S);
+/// The node of \p X made from \p Node of the graph it was instantiated from.
+cudaError_t execNode(GraphExec *X, const GraphNode *Node, GraphNode *&Out);
+/// cudaGraphExecUpdate: \p G's parameters into \p X when the topologies match. \p Result is a
+/// cudaGraphExecUpdateResult, \p ErrorNode the node of G that failed it.
+cudaError_t updateExec(GraphExec *X, const Graph *G, int &Result, GraphNode *&ErrorNode);
+
+/// Graph memory (mem-alloc nodes') in use and reserved, current and highest
+/// (cudaGraphMemAttributeType 0-3); the highs can be reset to zero.
+cudaError_t graphMemAttribute(int Attribute, uint64_t *Value, bool Reset);
+/// The memory of a new mem-alloc node (cudaGraphAddMemAllocNode, cudaMallocAsync captured).
+cudaError_t makeGraphMemory(size_t Bytes, std::shared_ptr<GraphMemory> &Out);
+/// cudaFree/cudaFreeAsync of graph memory: it stops being live; true when \p Ptr is such memory.
+bool freeGraphMemory(void *Ptr);
+
+//===-- user objects -------------------------------------------------------===//
+
+cudaError_t createUserObject(UserObject **Out, void *Ptr, void (*Destroy)(void *),
+                             unsigned InitialCount, unsigned Flags);
+cudaError_t retainUserObject(UserObject *O, unsigned Count);
+cudaError_t releaseUserObject(UserObject *O, unsigned Count);
+cudaError_t graphRetainUserObject(Graph *G, UserObject *O, unsigned Count, unsigned Flags);
+cudaError_t graphReleaseUserObject(Graph *G, UserObject *O, unsigned Count);
+
+//===-- stream capture -----------------------------------------------------===//
+
+/// cudaStreamBeginCapture(ToGraph): \p Into null makes a graph that cudaStreamEndCapture hands
+/// over; \p Deps are the first nodes' dependencies (of Into).
+cudaError_t beginCapture(cudaStream_t S, int Mode, Graph *Into, GraphNode *const *Deps,
+                         size_t NumDeps);
+cudaError_t endCapture(cudaStream_t S, Graph **Out);
+/// cudaStreamUpdateCaptureDependencies: \p Flags 0 adds to the frontier, 1 replaces it.
+cudaError_t updateCaptureDependencies(cudaStream_t S, GraphNode *const *Deps, size_t NumDeps,
+                                      unsigned Flags);
+/// Whether \p S is capturing: then the work given to it becomes a node (captureNode).
+bool isCapturing(cudaStream_t S);
+/// Adds \p Proto to the capture of \p S after its frontier, which it becomes.
+cudaError_t captureNode(cudaStream_t S, const GraphNode &Proto);
+/// Event record and wait while capturing (Objects.cpp asks first): nullopt when neither the
+/// stream nor the event takes part in a capture.
+std::optional<cudaError_t> captureRecordEvent(cudaEvent_t E, cudaStream_t S);
+std::optional<cudaError_t> captureWaitEvent(cudaStream_t S, cudaEvent_t E);
+/// A call that would wait for a capturing stream's work (synchronize, query): the capture is
+/// invalidated and the call fails, as CUDA's does.
+std::optional<cudaError_t> refuseWhileCapturing(cudaStream_t S);
+
+} // namespace ptx2amd::runtime
