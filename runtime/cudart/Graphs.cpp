@@ -45,25 +45,6 @@ struct KernelNodeParams {
   void **Extra;
 };
 static_assert(sizeof(KernelNodeParams) == 56 && offsetof(KernelNodeParams, KernelParams) == 40);
-struct MemsetParams {
-  void *Dst;
-  size_t Pitch;
-  unsigned Value, ElementSize;
-  size_t Width, Height;
-};
-static_assert(sizeof(MemsetParams) == 40);
-struct HostNodeParams {
-  cudaHostFn_t Fn;
-  void *UserData;
-};
-struct MemAllocNodeParams {
-  unsigned char PoolProps[88]; ///< cudaMemPoolProps: device memory of device 0 is what is made
-  const void *AccessDescs;
-  size_t AccessDescCount;
-  size_t Bytes;
-  void *Ptr;
-};
-static_assert(sizeof(MemAllocNodeParams) == 120);
 struct InstantiateParams {
   unsigned long long Flags;
   cudaStream_t UploadStream;
@@ -89,8 +70,8 @@ struct NodeParams {
       void *Ctx;
       Memcpy3DParms Copy;
     } Memcpy;
-    MemsetParams Memset; ///< cudaMemsetParamsV2
-    HostNodeParams Host; ///< cudaHostNodeParamsV2
+    MemsetNodeParams Memset; ///< cudaMemsetNodeParamsV2
+    HostNodeParams Host;     ///< cudaHostNodeParamsV2
     struct {
       Graph *Child;
       int Ownership; ///< 0 clone, 1 move
@@ -163,24 +144,6 @@ void writeCopy(const GraphNode &N, Memcpy3DParms *P) {
   P->Kind = C.Kind;
 }
 
-cudaError_t readCopy1D(void *Dst, const void *Src, size_t Bytes, cudaMemcpyKind Kind,
-                       GraphNode &N) {
-  if (!Dst || !Src)
-    return fail(cudaErrorInvalidValue, "a copy node without a source or destination");
-  N.Kind = NodeKind::Memcpy;
-  N.Copy = {static_cast<const char *>(Src),
-            Bytes,
-            Bytes,
-            static_cast<char *>(Dst),
-            Bytes,
-            Bytes,
-            Bytes,
-            1,
-            1,
-            Kind};
-  return cudaSuccess;
-}
-
 cudaError_t readToSymbol(const void *Symbol, const void *Src, size_t Bytes, size_t Offset,
                          cudaMemcpyKind Kind, GraphNode &N) {
   char *Dst = nullptr;
@@ -195,88 +158,6 @@ cudaError_t readFromSymbol(void *Dst, const void *Symbol, size_t Bytes, size_t O
   if (cudaError_t E = symbolRange(Symbol, Bytes, Offset, Src))
     return E;
   return readCopy1D(Dst, Src, Bytes, Kind, N);
-}
-
-cudaError_t readMemset(const MemsetParams *P, GraphNode &N) {
-  if (!P || !P->Dst)
-    return fail(cudaErrorInvalidValue);
-  if (P->ElementSize != 1 && P->ElementSize != 2 && P->ElementSize != 4)
-    return fail(cudaErrorInvalidValue, formatv("element size {0}", P->ElementSize).str());
-  if (P->Height > 1 && P->Width * P->ElementSize > P->Pitch)
-    return fail(cudaErrorInvalidValue, "a memset node's rows are wider than its pitch");
-  N.Kind = NodeKind::Memset;
-  N.Memset = {P->Dst, P->Pitch, P->Value, P->ElementSize, P->Width, P->Height};
-  return cudaSuccess;
-}
-
-void writeMemset(const GraphNode &N, MemsetParams *P) {
-  const Fill2D &F = N.Memset;
-  *P = {F.Dst, F.Pitch, F.Value, F.ElementBytes, F.Width, F.Height};
-}
-
-cudaError_t readHost(const HostNodeParams *P, GraphNode &N) {
-  if (!P || !P->Fn)
-    return fail(cudaErrorInvalidValue);
-  N.Kind = NodeKind::Host;
-  N.Host = {P->Fn, P->UserData};
-  return cudaSuccess;
-}
-
-cudaError_t readChild(Graph *Child, GraphNode &N) {
-  N.Kind = NodeKind::ChildGraph;
-  if (cudaError_t E = checkGraph(Child))
-    return E;
-  N.Child = std::make_unique<Graph>();
-  cloneGraph(*Child, *N.Child);
-  return cudaSuccess;
-}
-
-cudaError_t readAlloc(MemAllocNodeParams *P, GraphNode &N) {
-  if (!P)
-    return fail(cudaErrorInvalidValue);
-  N.Kind = NodeKind::MemAlloc;
-  if (cudaError_t E = makeGraphMemory(P->Bytes, N.Memory))
-    return E;
-  P->Ptr = N.Memory->Ptr;
-  return cudaSuccess;
-}
-
-/// The node of \p Node's kind, checked.
-cudaError_t nodeOfKind(GraphNode *Node, NodeKind Kind) {
-  if (!Node)
-    return fail(cudaErrorInvalidValue);
-  if (Node->Kind != Kind)
-    return fail(cudaErrorInvalidValue,
-                formatv("a node of type {0}, not {1}", int(Node->Kind), int(Kind)).str());
-  return cudaSuccess;
-}
-
-/// Sets \p Node's parameters from \p Read's, when of the same kind.
-template <typename ReadFn> cudaError_t setParams(GraphNode *Node, NodeKind Kind, ReadFn Read) {
-  if (cudaError_t E = nodeOfKind(Node, Kind))
-    return E;
-  GraphNode Proto;
-  if (cudaError_t E = Read(Proto))
-    return E;
-  Node->copyParams(Proto);
-  return cudaSuccess;
-}
-
-/// The same for the node of \p Exec made from \p Node.
-template <typename ReadFn>
-cudaError_t setExecParams(GraphExec *Exec, GraphNode *Node, NodeKind Kind, ReadFn Read) {
-  GraphNode *Target = nullptr;
-  if (cudaError_t E = execNode(Exec, Node, Target))
-    return E;
-  return setParams(Target, Kind, Read);
-}
-
-template <typename ReadFn>
-cudaError_t add(GraphNode **Out, Graph *G, GraphNode *const *Deps, size_t NumDeps, ReadFn Read) {
-  GraphNode Proto;
-  if (cudaError_t E = Read(Proto))
-    return E;
-  return addNode(G, Out, Deps, NumDeps, Proto);
 }
 
 cudaError_t readNodeParams(NodeParams *P, GraphNode &N) {
@@ -315,39 +196,6 @@ cudaError_t readNodeParams(NodeParams *P, GraphNode &N) {
     return fail(cudaErrorNotSupported,
                 formatv("graph nodes of type {0} are not supported", P->Type).str());
   }
-}
-
-/// Copies \p List into \p Out (of room \p Size) as CUDA's list queries do: a null \p Out asks
-/// for the count only; with one, at most Size entries are written and Size is the number written.
-template <typename T> cudaError_t writeList(const std::vector<T> &List, T *Out, size_t *Size) {
-  if (!Size)
-    return fail(cudaErrorInvalidValue);
-  if (!Out) {
-    *Size = List.size();
-    return cudaSuccess;
-  }
-  size_t N = std::min(*Size, List.size());
-  std::copy(List.begin(), List.begin() + N, Out);
-  for (size_t I = N; I < *Size; ++I)
-    Out[I] = T();
-  *Size = N;
-  return cudaSuccess;
-}
-
-/// Edge data of default edges, for the queries that may return it.
-void zeroEdgeData(void *EdgeData, size_t Count) {
-  if (EdgeData)
-    std::memset(EdgeData, 0, Count * 8);
-}
-
-cudaError_t checkEdgeData(const void *EdgeData, size_t Count) {
-  if (!EdgeData)
-    return cudaSuccess;
-  const auto *Bytes = static_cast<const unsigned char *>(EdgeData);
-  for (size_t I = 0; I < Count * 8; ++I)
-    if (Bytes[I])
-      return fail(cudaErrorNotSupported, "graph edges other than the default ones");
-  return cudaSuccess;
 }
 
 } // namespace
@@ -528,7 +376,7 @@ cudaError_t cudaGraphAddMemcpyNodeFromSymbol(GraphNode **Out, Graph *G, GraphNod
 }
 
 cudaError_t cudaGraphAddMemsetNode(GraphNode **Out, Graph *G, GraphNode *const *Deps,
-                                   size_t NumDeps, const MemsetParams *P) {
+                                   size_t NumDeps, const MemsetNodeParams *P) {
   return guarded(
       [&] { return add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return readMemset(P, N); }); });
 }
@@ -719,7 +567,7 @@ cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(GraphNode *Node, void *Dst, c
   });
 }
 
-cudaError_t cudaGraphMemsetNodeGetParams(GraphNode *Node, MemsetParams *P) {
+cudaError_t cudaGraphMemsetNodeGetParams(GraphNode *Node, MemsetNodeParams *P) {
   return guarded([&] {
     if (cudaError_t E = nodeOfKind(Node, NodeKind::Memset))
       return E;
@@ -730,7 +578,7 @@ cudaError_t cudaGraphMemsetNodeGetParams(GraphNode *Node, MemsetParams *P) {
   });
 }
 
-cudaError_t cudaGraphMemsetNodeSetParams(GraphNode *Node, const MemsetParams *P) {
+cudaError_t cudaGraphMemsetNodeSetParams(GraphNode *Node, const MemsetNodeParams *P) {
   return guarded([&] {
     return setParams(Node, NodeKind::Memset, [&](GraphNode &N) { return readMemset(P, N); });
   });
@@ -808,12 +656,7 @@ cudaError_t cudaGraphMemAllocNodeGetParams(GraphNode *Node, MemAllocNodeParams *
       return E;
     if (!P)
       return fail(cudaErrorInvalidValue);
-    *P = {};
-    // cudaMemPoolProps: pinned (1) device (1) memory of device 0.
-    const int Props[4] = {1, 0, 1, 0};
-    std::memcpy(P->PoolProps, Props, sizeof Props);
-    P->Bytes = Node->Memory->Bytes;
-    P->Ptr = Node->Memory->Ptr;
+    writeAlloc(*Node, P);
     return cudaSuccess;
   });
 }
@@ -922,7 +765,8 @@ cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(GraphExec *X, GraphNode *
   });
 }
 
-cudaError_t cudaGraphExecMemsetNodeSetParams(GraphExec *X, GraphNode *Node, const MemsetParams *P) {
+cudaError_t cudaGraphExecMemsetNodeSetParams(GraphExec *X, GraphNode *Node,
+                                             const MemsetNodeParams *P) {
   return guarded([&] {
     return setExecParams(X, Node, NodeKind::Memset, [&](GraphNode &N) { return readMemset(P, N); });
   });

@@ -918,4 +918,103 @@ std::optional<cudaError_t> refuseWhileCapturing(cudaStream_t S) {
   return fail(cudaErrorStreamCaptureUnsupported, "waiting for a capturing stream");
 }
 
+//===-- node parameters of both APIs ---------------------------------------===//
+
+cudaError_t readCopy1D(void *Dst, const void *Src, size_t Bytes, cudaMemcpyKind Kind,
+                       GraphNode &N) {
+  if (!Dst || !Src)
+    return fail(cudaErrorInvalidValue, "a copy node without a source or destination");
+  N.Kind = NodeKind::Memcpy;
+  N.Copy = {static_cast<const char *>(Src),
+            Bytes,
+            Bytes,
+            static_cast<char *>(Dst),
+            Bytes,
+            Bytes,
+            Bytes,
+            1,
+            1,
+            Kind};
+  return cudaSuccess;
+}
+
+cudaError_t readMemset(const MemsetNodeParams *P, GraphNode &N) {
+  if (!P || !P->Dst)
+    return fail(cudaErrorInvalidValue);
+  if (P->ElementSize != 1 && P->ElementSize != 2 && P->ElementSize != 4)
+    return fail(cudaErrorInvalidValue, formatv("element size {0}", P->ElementSize).str());
+  if (P->Height > 1 && P->Width * P->ElementSize > P->Pitch)
+    return fail(cudaErrorInvalidValue, "a memset node's rows are wider than its pitch");
+  N.Kind = NodeKind::Memset;
+  N.Memset = {P->Dst, P->Pitch, P->Value, P->ElementSize, P->Width, P->Height};
+  return cudaSuccess;
+}
+
+void writeMemset(const GraphNode &N, MemsetNodeParams *P) {
+  const Fill2D &F = N.Memset;
+  *P = {F.Dst, F.Pitch, F.Value, F.ElementBytes, F.Width, F.Height};
+}
+
+cudaError_t readHost(const HostNodeParams *P, GraphNode &N) {
+  if (!P || !P->Fn)
+    return fail(cudaErrorInvalidValue);
+  N.Kind = NodeKind::Host;
+  N.Host = {P->Fn, P->UserData};
+  return cudaSuccess;
+}
+
+cudaError_t readChild(Graph *Child, GraphNode &N) {
+  N.Kind = NodeKind::ChildGraph;
+  if (cudaError_t E = checkGraph(Child))
+    return E;
+  N.Child = std::make_unique<Graph>();
+  cloneGraph(*Child, *N.Child);
+  return cudaSuccess;
+}
+
+cudaError_t readAlloc(MemAllocNodeParams *P, GraphNode &N) {
+  if (!P)
+    return fail(cudaErrorInvalidValue);
+  N.Kind = NodeKind::MemAlloc;
+  if (cudaError_t E = makeGraphMemory(P->Bytes, N.Memory))
+    return E;
+  P->Ptr = N.Memory->Ptr;
+  return cudaSuccess;
+}
+
+/// The node of \p Node's kind, checked.
+cudaError_t nodeOfKind(GraphNode *Node, NodeKind Kind) {
+  if (!Node)
+    return fail(cudaErrorInvalidValue);
+  if (Node->Kind != Kind)
+    return fail(cudaErrorInvalidValue,
+                formatv("a node of type {0}, not {1}", int(Node->Kind), int(Kind)).str());
+  return cudaSuccess;
+}
+
+/// Edge data of default edges, for the queries that may return it.
+void zeroEdgeData(void *EdgeData, size_t Count) {
+  if (EdgeData)
+    std::memset(EdgeData, 0, Count * 8);
+}
+
+cudaError_t checkEdgeData(const void *EdgeData, size_t Count) {
+  if (!EdgeData)
+    return cudaSuccess;
+  const auto *Bytes = static_cast<const unsigned char *>(EdgeData);
+  for (size_t I = 0; I < Count * 8; ++I)
+    if (Bytes[I])
+      return fail(cudaErrorNotSupported, "graph edges other than the default ones");
+  return cudaSuccess;
+}
+
+void writeAlloc(const GraphNode &N, MemAllocNodeParams *P) {
+  *P = {};
+  // cudaMemPoolProps: pinned (1) device (1) memory of device 0.
+  const int Props[4] = {1, 0, 1, 0};
+  std::memcpy(P->PoolProps, Props, sizeof Props);
+  P->Bytes = N.Memory->Bytes;
+  P->Ptr = N.Memory->Ptr;
+}
+
 } // namespace ptx2amd::runtime

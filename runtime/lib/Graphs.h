@@ -16,6 +16,7 @@
 
 #include "Runtime.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -184,5 +185,92 @@ std::optional<cudaError_t> captureWaitEvent(cudaStream_t S, cudaEvent_t E);
 /// A call that would wait for a capturing stream's work (synchronize, query): the capture is
 /// invalidated and the call fails, as CUDA's does.
 std::optional<cudaError_t> refuseWhileCapturing(cudaStream_t S);
+
+//===-- node parameters of both APIs ---------------------------------------===//
+
+/// Node parameters the runtime and driver APIs lay out alike: cudaMemsetParams and
+/// CUDA_MEMSET_NODE_PARAMS, cudaHostNodeParams and CUDA_HOST_NODE_PARAMS, cudaMemAllocNodeParams
+/// and CUDA_MEM_ALLOC_NODE_PARAMS.
+struct MemsetNodeParams {
+  void *Dst;
+  size_t Pitch;
+  unsigned Value, ElementSize;
+  size_t Width, Height;
+};
+static_assert(sizeof(MemsetNodeParams) == 40);
+
+struct HostNodeParams {
+  void (*Fn)(void *);
+  void *UserData;
+};
+
+struct MemAllocNodeParams {
+  unsigned char PoolProps[88]; ///< cudaMemPoolProps: device memory of device 0 is what is made
+  const void *AccessDescs;
+  size_t AccessDescCount;
+  size_t Bytes;
+  void *Ptr;
+};
+static_assert(sizeof(MemAllocNodeParams) == 120);
+
+cudaError_t readCopy1D(void *Dst, const void *Src, size_t Bytes, cudaMemcpyKind Kind, GraphNode &N);
+cudaError_t readMemset(const MemsetNodeParams *P, GraphNode &N);
+void writeMemset(const GraphNode &N, MemsetNodeParams *P);
+cudaError_t readHost(const HostNodeParams *P, GraphNode &N);
+/// A child graph node of a copy of \p Child.
+cudaError_t readChild(Graph *Child, GraphNode &N);
+/// A mem-alloc node, its memory allocated now; \p P's pointer is set to it.
+cudaError_t readAlloc(MemAllocNodeParams *P, GraphNode &N);
+void writeAlloc(const GraphNode &N, MemAllocNodeParams *P);
+/// cudaErrorInvalidValue unless \p Node is a node of \p Kind.
+cudaError_t nodeOfKind(GraphNode *Node, NodeKind Kind);
+/// Edge data (cudaGraphEdgeData, CUgraphEdgeData: 8 bytes each): only default edges exist.
+cudaError_t checkEdgeData(const void *EdgeData, size_t Count);
+void zeroEdgeData(void *EdgeData, size_t Count);
+
+/// Sets \p Node's parameters from \p Read's, when of the same kind.
+template <typename ReadFn> cudaError_t setParams(GraphNode *Node, NodeKind Kind, ReadFn Read) {
+  if (cudaError_t E = nodeOfKind(Node, Kind))
+    return E;
+  GraphNode Proto;
+  if (cudaError_t E = Read(Proto))
+    return E;
+  Node->copyParams(Proto);
+  return cudaSuccess;
+}
+
+/// The same for the node of \p Exec made from \p Node.
+template <typename ReadFn>
+cudaError_t setExecParams(GraphExec *Exec, GraphNode *Node, NodeKind Kind, ReadFn Read) {
+  GraphNode *Target = nullptr;
+  if (cudaError_t E = execNode(Exec, Node, Target))
+    return E;
+  return setParams(Target, Kind, Read);
+}
+
+template <typename ReadFn>
+cudaError_t add(GraphNode **Out, Graph *G, GraphNode *const *Deps, size_t NumDeps, ReadFn Read) {
+  GraphNode Proto;
+  if (cudaError_t E = Read(Proto))
+    return E;
+  return addNode(G, Out, Deps, NumDeps, Proto);
+}
+
+/// Copies \p List into \p Out (of room \p Size) as CUDA's list queries do: a null \p Out asks
+/// for the count only; with one, at most Size entries are written and Size is the number written.
+template <typename T> cudaError_t writeList(const std::vector<T> &List, T *Out, size_t *Size) {
+  if (!Size)
+    return fail(cudaErrorInvalidValue);
+  if (!Out) {
+    *Size = List.size();
+    return cudaSuccess;
+  }
+  size_t N = std::min(*Size, List.size());
+  std::copy(List.begin(), List.begin() + N, Out);
+  for (size_t I = N; I < *Size; ++I)
+    Out[I] = T();
+  *Size = N;
+  return cudaSuccess;
+}
 
 } // namespace ptx2amd::runtime

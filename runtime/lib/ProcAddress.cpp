@@ -9,6 +9,7 @@
 // is not implemented answers CUDA_ERROR_NOT_SUPPORTED.
 
 #include "Driver.h"
+#include "DriverGraphs.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -16,7 +17,8 @@
 #include <cassert>
 #include <iterator>
 
-// The table's own entry points (DriverEntryPoints.cpp); the implemented ones are in Driver.h.
+// The table's own entry points (DriverEntryPoints.cpp); the implemented ones are in Driver.h
+// and DriverGraphs.h.
 #define CU_NONE(Name, Base, Variant, Version, PerThread) extern "C" CUresult Name();
 #define CU_SAME(Name, Base, Variant, Version, PerThread, Target) extern "C" CUresult Name();
 #include "DriverEntryPoints.def"

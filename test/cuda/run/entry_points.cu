@@ -49,11 +49,12 @@ int main() {
     EXPECT(h[i] == i);
 
   // A runtime function that is not implemented: 801, taken by cudaGetLastError, with its name.
-  cudaGraph_t graph;
-  EXPECT(cudaGraphCreate(&graph, 0) == cudaErrorNotSupported);
+  // (Graphics interoperability has nothing to share with here.)
+  cudaGraphicsResource_t resource = nullptr;
+  EXPECT(cudaGraphicsUnregisterResource(resource) == cudaErrorNotSupported);
   EXPECT((int)cudaErrorNotSupported == 801);
   printf("expected failure: %s\n", cudaGetErrorString(cudaErrorNotSupported));
-  EXPECT(strstr(cudaGetErrorString(cudaErrorNotSupported), "cudaGraphCreate"));
+  EXPECT(strstr(cudaGetErrorString(cudaErrorNotSupported), "cudaGraphicsUnregisterResource"));
   EXPECT(cudaGetLastError() == cudaErrorNotSupported);
   EXPECT(cudaGetLastError() == cudaSuccess);
   cudaArray_t array;
@@ -166,12 +167,12 @@ int main() {
          value == CU_COMPUTEMODE_DEFAULT);
   memset(h, 0, sizeof(h));
   EXPECT(copyPerThread(h, (CUdeviceptr)d, sizeof(h)) == CUDA_SUCCESS && h[n - 1] == n - 1);
-  auto graphCreate = (PFN_cuGraphCreate_v10000)dlsym(driver, "cuGraphCreate");
-  CUgraph cuGraph;
+  auto unregister =
+      (PFN_cuGraphicsUnregisterResource_v3000)dlsym(driver, "cuGraphicsUnregisterResource");
   const char *why = nullptr;
-  EXPECT(graphCreate && graphCreate(&cuGraph, 0) == CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT(unregister && unregister(nullptr) == CUDA_ERROR_NOT_SUPPORTED);
   EXPECT(errorString(CUDA_ERROR_NOT_SUPPORTED, &why) == CUDA_SUCCESS &&
-         strstr(why, "cuGraphCreate"));
+         strstr(why, "cuGraphicsUnregisterResource"));
   printf("expected failure: %s\n", why);
   // The CUDA 2.0 ABI (32-bit device pointers) is not implemented.
   typedef CUresult (*MemAllocV1)(unsigned *, unsigned); // PFN_cuMemAlloc_v2000
