@@ -136,6 +136,12 @@ __attribute__((noinline)) int __ptx2amd_vprintf(u64 FormatAddress, u64 ArgsAddre
   return (int)N;
 }
 
+// cudaGraphSetConditional: a conditional handle is the device address of the 32-bit value that
+// the runtime reads when the conditional node runs, after the kernel is done.
+__attribute__((noinline)) void __ptx2amd_graph_set_conditional(u64 Handle, u32 Value) {
+  __scoped_atomic_store_n((GLOBAL u32 *)Handle, Value, __ATOMIC_RELAXED, __MEMORY_SCOPE_SYSTEM);
+}
+
 // CharSize is always 1 for CUDA's char strings.
 __attribute__((noinline)) void __ptx2amd_assertfail(u64 Message, u64 File, u32 Line, u64 Function, u64 CharSize) {
   (void)CharSize;

@@ -287,8 +287,8 @@ llvm::FunctionType *deviceFunctionType(LLVMContext &C, const std::vector<ir::Var
   return FunctionType::get(Ret, PTs, false);
 }
 
-/// CUDA's device-side library functions that nvcc declares `.extern` (device printf and the
-/// assert handler) are provided by the project's device library under its own names; any other
+/// CUDA's device-side library functions that nvcc declares `.extern` (device printf, the assert
+/// handler and graphs' cudaGraphSetConditional) are provided by the project's device library under its own names; any other
 /// function keeps its name.
 static std::string deviceLibraryName(const ir::Function &F, FunctionType *FT) {
   if (F.isDefinition())
@@ -300,6 +300,9 @@ static std::string deviceLibraryName(const ir::Function &F, FunctionType *FT) {
   if (F.Name == "__assertfail" &&
       FT == FunctionType::get(Type::getVoidTy(C), {I64, I64, I32, I64, I64}, false))
     return "__ptx2amd_assertfail";
+  if (F.Name == "cudaGraphSetConditional" &&
+      FT == FunctionType::get(Type::getVoidTy(C), {I64, I32}, false))
+    return "__ptx2amd_graph_set_conditional";
   return F.Name;
 }
 

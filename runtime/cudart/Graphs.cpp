@@ -78,6 +78,12 @@ struct NodeParams {
     } Child;
     cudaEvent_t Event; ///< cudaEventWaitNodeParams, cudaEventRecordNodeParams
     MemAllocNodeParams Alloc;
+    struct {
+      uint64_t Handle;
+      int Type;
+      unsigned Size;
+      Graph **Bodies; ///< set to the node's body graphs
+    } Conditional;
     void *FreePtr; ///< cudaMemFreeNodeParams
   };
   long long Reserved2;
@@ -188,6 +194,8 @@ cudaError_t readNodeParams(NodeParams *P, GraphNode &N) {
     return cudaSuccess;
   case NodeKind::MemAlloc:
     return readAlloc(&P->Alloc, N);
+  case NodeKind::Conditional:
+    return readConditional(P->Conditional.Handle, P->Conditional.Type, P->Conditional.Size, N);
   case NodeKind::MemFree:
     N.Kind = NodeKind::MemFree;
     N.FreePtr = P->FreePtr;
@@ -196,6 +204,17 @@ cudaError_t readNodeParams(NodeParams *P, GraphNode &N) {
     return fail(cudaErrorNotSupported,
                 formatv("graph nodes of type {0} are not supported", P->Type).str());
   }
+}
+
+/// cudaGraphAddNode: a conditional node hands back its body graphs.
+cudaError_t addFromParams(GraphNode **Out, Graph *G, GraphNode *const *Deps, size_t NumDeps,
+                          NodeParams *P) {
+  if (cudaError_t E =
+          add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return readNodeParams(P, N); }))
+    return E;
+  if ((*Out)->Kind == NodeKind::Conditional)
+    P->Conditional.Bodies = (*Out)->BodyHandles.data();
+  return cudaSuccess;
 }
 
 } // namespace
@@ -451,8 +470,13 @@ cudaError_t cudaGraphAddNode(GraphNode **Out, Graph *G, GraphNode *const *Deps,
   return guarded([&] {
     if (cudaError_t E = checkEdgeData(EdgeData, NumDeps))
       return E;
-    return add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return readNodeParams(P, N); });
+    return addFromParams(Out, G, Deps, NumDeps, P);
   });
+}
+
+cudaError_t cudaGraphConditionalHandleCreate(uint64_t *Out, Graph *G, unsigned Default,
+                                             unsigned Flags) {
+  return guarded([&] { return createConditionalHandle(Out, G, Default, Flags); });
 }
 
 //===-- node parameters ----------------------------------------------------===//

@@ -139,6 +139,8 @@ cudaError_t readNodeParams(CuNodeParams *P, GraphNode &N) {
     return cudaSuccess;
   case NodeKind::MemAlloc:
     return readAlloc(&P->Alloc, N);
+  case NodeKind::Conditional:
+    return readConditional(P->Conditional.Handle, P->Conditional.Type, P->Conditional.Size, N);
   case NodeKind::MemFree:
     N.Kind = NodeKind::MemFree;
     N.FreePtr = reinterpret_cast<void *>(uintptr_t(P->FreePtr));
@@ -250,6 +252,17 @@ cudaError_t updateExec(GraphExec *X, Graph *G, CuExecUpdateResultInfo *Info) {
 cudaError_t memoryNodeParamsFixed(const CuNodeParams *P) {
   if (P && (NodeKind(P->Type) == NodeKind::MemAlloc || NodeKind(P->Type) == NodeKind::MemFree))
     return fail(cudaErrorInvalidValue, "a memory node's parameters cannot change");
+  return cudaSuccess;
+}
+
+/// cuGraphAddNode: a conditional node hands back its body graphs.
+cudaError_t addFromParams(GraphNode **Out, Graph *G, GraphNode *const *Deps, size_t NumDeps,
+                          CuNodeParams *P) {
+  if (cudaError_t E =
+          add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return readNodeParams(P, N); }))
+    return E;
+  if ((*Out)->Kind == NodeKind::Conditional)
+    P->Conditional.Bodies = (*Out)->BodyHandles.data();
   return cudaSuccess;
 }
 
@@ -442,9 +455,7 @@ CUresult cuGraphAddMemFreeNode(GraphNode **Out, Graph *G, GraphNode *const *Deps
 
 CUresult cuGraphAddNode(GraphNode **Out, Graph *G, GraphNode *const *Deps, size_t NumDeps,
                         CuNodeParams *P) {
-  return inContext([&] {
-    return add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return readNodeParams(P, N); });
-  });
+  return inContext([&] { return addFromParams(Out, G, Deps, NumDeps, P); });
 }
 
 CUresult cuGraphAddNode_v2(GraphNode **Out, Graph *G, GraphNode *const *Deps, const void *EdgeData,
@@ -452,7 +463,7 @@ CUresult cuGraphAddNode_v2(GraphNode **Out, Graph *G, GraphNode *const *Deps, co
   return inContext([&] {
     if (cudaError_t E = checkEdgeData(EdgeData, NumDeps))
       return E;
-    return add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return readNodeParams(P, N); });
+    return addFromParams(Out, G, Deps, NumDeps, P);
   });
 }
 
@@ -851,6 +862,11 @@ CUresult cuGraphRetainUserObject(Graph *G, UserObject *O, unsigned Count, unsign
 
 CUresult cuGraphReleaseUserObject(Graph *G, UserObject *O, unsigned Count) {
   return driverCall([&] { return graphReleaseUserObject(G, O, Count); });
+}
+
+CUresult cuGraphConditionalHandleCreate(uint64_t *Out, Graph *G, CUcontext, unsigned Default,
+                                        unsigned Flags) {
+  return inContext([&] { return createConditionalHandle(Out, G, Default, Flags); });
 }
 
 //===-- stream capture -----------------------------------------------------===//

@@ -74,6 +74,13 @@ struct CuNodeParams {
     } Child;
     cudaEvent_t Event;
     MemAllocNodeParams Alloc;
+    struct {
+      uint64_t Handle;
+      int Type;
+      unsigned Size;
+      Graph **Bodies; ///< set to the node's body graphs
+      void *Ctx;
+    } Conditional;
     CUdeviceptr FreePtr;
   };
   long long Reserved2;
@@ -262,4 +269,6 @@ CUresult cuStreamUpdateCaptureDependencies(CUstream S, ptx2amd::runtime::GraphNo
                                            size_t NumDeps, unsigned Flags);
 CUresult cuStreamUpdateCaptureDependencies_v2(CUstream S, ptx2amd::runtime::GraphNode *const *Deps,
                                               const void *EdgeData, size_t NumDeps, unsigned Flags);
+CUresult cuGraphConditionalHandleCreate(uint64_t *Out, ptx2amd::runtime::Graph *G, CUcontext,
+                                        unsigned Default, unsigned Flags);
 } // extern "C"

@@ -58,7 +58,8 @@ struct GraphState {
   std::unordered_set<const UserObject *> UserObjects;
   std::unordered_map<const void *, StreamCapture> Streams; ///< by streamKey()
   std::unordered_map<cudaEvent_t, EventCapture> Events;
-  std::unordered_map<const void *, GraphMemory *> Memory; ///< by address
+  std::unordered_map<const void *, GraphMemory *> Memory;                    ///< by address
+  std::unordered_map<uint64_t, std::weak_ptr<ConditionalHandle>> Conditions; ///< by handle
   unsigned long long NextCaptureId = 1;
   uint64_t Used = 0, UsedHigh = 0, Reserved = 0, ReservedHigh = 0;
 };
@@ -129,6 +130,25 @@ void noteUse(uint64_t &Current, uint64_t &High, int64_t Delta) {
 cudaError_t runNodes(const std::vector<GraphNode *> &Order, cudaStream_t S,
                      unsigned long long Flags);
 
+/// Conditions created with cudaGraphCondAssignDefault get their default at each launch, in
+/// \p G and the graphs it holds.
+cudaError_t assignConditionDefaults(const Graph &G, cudaStream_t S) {
+  for (const auto &C : G.Conditions)
+    if (C->AssignDefault)
+      if (cudaError_t E =
+              copy(C->Value, &C->Default, sizeof C->Default, cudaMemcpyHostToDevice, S, true))
+        return E;
+  for (const auto &N : G.Nodes) {
+    if (N->Child)
+      if (cudaError_t E = assignConditionDefaults(*N->Child, S))
+        return E;
+    for (const auto &B : N->Bodies)
+      if (cudaError_t E = assignConditionDefaults(*B, S))
+        return E;
+  }
+  return cudaSuccess;
+}
+
 cudaError_t runNode(GraphNode &N, cudaStream_t S, unsigned long long Flags) {
   switch (N.Kind) {
   case NodeKind::Kernel: {
@@ -180,6 +200,36 @@ cudaError_t runNode(GraphNode &N, cudaStream_t S, unsigned long long Flags) {
       noteUse(St.Used, St.UsedHigh, int64_t(M.Bytes));
     M.Live = true;
     return cudaSuccess;
+  }
+  case NodeKind::Conditional: {
+    auto Condition = [&](unsigned &Out) {
+      return copy(&Out, N.Condition->Value, sizeof Out, cudaMemcpyDeviceToHost, S, true);
+    };
+    auto Run = [&](Graph &Body) {
+      std::vector<GraphNode *> Order;
+      if (!topologicalOrder(Body, Order))
+        return fail(cudaErrorInvalidValue, "a conditional body graph has a cycle");
+      return runNodes(Order, S, Flags);
+    };
+    unsigned Value = 0;
+    if (cudaError_t E = Condition(Value))
+      return E;
+    switch (N.ConditionalType) {
+    case 0: // if, with an else body when there are two
+      if (Value)
+        return Run(*N.Bodies[0]);
+      return N.Bodies.size() > 1 ? Run(*N.Bodies[1]) : cudaSuccess;
+    case 1: // while
+      while (Value) {
+        if (cudaError_t E = Run(*N.Bodies[0]))
+          return E;
+        if (cudaError_t E = Condition(Value))
+          return E;
+      }
+      return cudaSuccess;
+    default: // switch
+      return Value < N.Bodies.size() ? Run(*N.Bodies[Value]) : cudaSuccess;
+    }
   }
   case NodeKind::MemFree:
     // The stream's earlier work may still use the memory; later work may reuse it.
@@ -292,6 +342,15 @@ void GraphNode::copyParams(const GraphNode &N) {
   }
   Memory = N.Memory;
   FreePtr = N.FreePtr;
+  ConditionalType = N.ConditionalType;
+  Condition = N.Condition;
+  Bodies.clear();
+  BodyHandles.clear();
+  for (const auto &B : N.Bodies) {
+    Bodies.push_back(std::make_unique<Graph>());
+    cloneGraph(*B, *Bodies.back());
+    BodyHandles.push_back(Bodies.back().get());
+  }
 }
 
 Graph::Graph() {
@@ -426,6 +485,7 @@ void cloneGraph(const Graph &G, Graph &Out) {
   }
   Out.NextIndex = G.NextIndex;
   Out.Original = &G;
+  Out.Conditions = G.Conditions;
   std::lock_guard<std::recursive_mutex> Lock(state().Mutex);
   for (auto [O, Count] : G.UserObjects) {
     O->Count += Count;
@@ -481,6 +541,8 @@ cudaError_t printDot(const Graph *G, const char *Path, unsigned Flags) {
         OS << "  \"" << Prefix << D->Index << "\" -> \"" << Prefix << N->Index << "\";\n";
       if (N->Child)
         Write(*N->Child, Prefix + std::to_string(N->Index) + ".");
+      for (size_t B = 0; B < N->Bodies.size(); ++B)
+        Write(*N->Bodies[B], Prefix + std::to_string(N->Index) + ".body" + std::to_string(B) + ".");
     }
   };
   OS << "digraph cudaGraph {\n";
@@ -537,6 +599,8 @@ cudaError_t launchGraph(GraphExec *X, cudaStream_t S) {
     cloneGraph(X->Copy, *Proto.Child);
     return captureNode(S, Proto);
   }
+  if (cudaError_t E = assignConditionDefaults(X->Copy, S))
+    return E;
   return runNodes(X->Order, S, X->Flags);
 }
 
@@ -592,7 +656,9 @@ cudaError_t updateExec(GraphExec *X, const Graph *G, int &Result, GraphNode *&Er
       return Refuse(TopologyChanged, &B, "a node's dependencies differ");
     if ((A.Kind == NodeKind::MemAlloc && A.Memory->Bytes != B.Memory->Bytes) ||
         (A.Kind == NodeKind::MemFree && A.FreePtr != B.FreePtr) ||
-        (A.Kind == NodeKind::ChildGraph && A.Child->Nodes.size() != B.Child->Nodes.size()))
+        (A.Kind == NodeKind::ChildGraph && A.Child->Nodes.size() != B.Child->Nodes.size()) ||
+        (A.Kind == NodeKind::Conditional &&
+         (A.ConditionalType != B.ConditionalType || A.Bodies.size() != B.Bodies.size())))
       return Refuse(ParametersChanged, &B, "a node's parameters may not change");
   }
   for (size_t I = 0; I < New.size(); ++I) {
@@ -602,6 +668,63 @@ cudaError_t updateExec(GraphExec *X, const Graph *G, int &Result, GraphNode *&Er
     Old[I]->Memory = Memory;
   }
   Result = Success;
+  return cudaSuccess;
+}
+
+//===-- conditions ---------------------------------------------------------===//
+
+ConditionalHandle::~ConditionalHandle() {
+  {
+    std::lock_guard<std::recursive_mutex> Lock(state().Mutex);
+    state().Conditions.erase(uint64_t(uintptr_t(Value)));
+  }
+  release(Value, false);
+}
+
+cudaError_t createConditionalHandle(uint64_t *Out, Graph *G, unsigned Default, unsigned Flags) {
+  if (!Out || Flags > 1)
+    return fail(cudaErrorInvalidValue);
+  if (cudaError_t E = checkGraph(G))
+    return E;
+  void *P = nullptr;
+  if (cudaError_t E = allocate(&P, sizeof(unsigned), loader::MemoryKind::Device))
+    return E;
+  auto H = std::make_shared<ConditionalHandle>();
+  H->Value = P;
+  H->Default = Default;
+  H->AssignDefault = Flags == 1;
+  if (cudaError_t E = copy(P, &Default, sizeof Default, cudaMemcpyHostToDevice, nullptr, true))
+    return E;
+  G->Conditions.push_back(H);
+  *Out = uint64_t(uintptr_t(P));
+  std::lock_guard<std::recursive_mutex> Lock(state().Mutex);
+  state().Conditions[*Out] = H;
+  return cudaSuccess;
+}
+
+cudaError_t readConditional(uint64_t Handle, int Type, unsigned Size, GraphNode &N) {
+  std::shared_ptr<ConditionalHandle> H;
+  {
+    std::lock_guard<std::recursive_mutex> Lock(state().Mutex);
+    auto It = state().Conditions.find(Handle);
+    if (It != state().Conditions.end())
+      H = It->second.lock();
+  }
+  if (!H)
+    return fail(cudaErrorInvalidValue, formatv("no conditional handle {0:x}", Handle).str());
+  const bool SizeFits = Type == 0 ? Size == 1 || Size == 2 : Type == 1 ? Size == 1 : Size >= 1;
+  if (Type < 0 || Type > 2 || !SizeFits)
+    return fail(cudaErrorInvalidValue,
+                formatv("a conditional node of type {0} with {1} bodies", Type, Size).str());
+  N.Kind = NodeKind::Conditional;
+  N.ConditionalType = Type;
+  N.Condition = H;
+  N.Bodies.clear();
+  N.BodyHandles.clear();
+  for (unsigned I = 0; I < Size; ++I) {
+    N.Bodies.push_back(std::make_unique<Graph>());
+    N.BodyHandles.push_back(N.Bodies.back().get());
+  }
   return cudaSuccess;
 }
 
@@ -765,14 +888,18 @@ cudaError_t beginCapture(cudaStream_t S, int Mode, Graph *Into, GraphNode *const
 }
 
 cudaError_t endCapture(cudaStream_t S, Graph **Out) {
-  if (!Out)
-    return fail(cudaErrorInvalidValue);
   GraphState &St = state();
   std::unique_lock<std::recursive_mutex> Lock(St.Mutex);
   StreamCapture *SC = findCapture(S);
   if (!SC)
     return fail(cudaErrorIllegalState, "the stream is not capturing");
   std::shared_ptr<Capture> Cap = SC->Cap;
+  // A capture into the program's own graph need not hand it back.
+  Graph *Unused = nullptr;
+  if (!Out && Cap->Owned)
+    return fail(cudaErrorInvalidValue);
+  if (!Out)
+    Out = &Unused;
   if (Cap->Origin != streamKey(S)) {
     Cap->Invalid = cudaErrorStreamCaptureUnmatched;
     return fail(cudaErrorStreamCaptureUnmatched, "the capture began in another stream");

@@ -78,6 +78,16 @@ struct GraphMemory {
   ~GraphMemory();
 };
 
+/// A conditional node's condition (cudaGraphConditionalHandle, CUgraphConditionalHandle): the
+/// handle is the device address of a 32-bit value that kernels set with cudaGraphSetConditional
+/// and the node reads when it runs. Graphs that share it (clones, instantiations) keep it alive.
+struct ConditionalHandle {
+  void *Value = nullptr;
+  unsigned Default = 0;
+  bool AssignDefault = false; ///< cudaGraphCondAssignDefault: Default at each launch
+  ~ConditionalHandle();
+};
+
 struct UserObject;
 struct Graph;
 
@@ -94,6 +104,12 @@ struct GraphNode {
   std::unique_ptr<Graph> Child;
   std::shared_ptr<GraphMemory> Memory; ///< MemAlloc's
   void *FreePtr = nullptr;             ///< MemFree's
+  /// Conditional's: cudaGraphConditionalNodeType (if, while, switch), the condition and the
+  /// body graphs (their handles, what the node's creation returns, alongside).
+  int ConditionalType = 0;
+  std::shared_ptr<ConditionalHandle> Condition;
+  std::vector<std::unique_ptr<Graph>> Bodies;
+  std::vector<Graph *> BodyHandles;
   bool Enabled = true;                 ///< in an instantiated graph
   const GraphNode *Original = nullptr; ///< in a clone: the node it was cloned from
 
@@ -106,6 +122,7 @@ struct GraphNode {
 struct Graph {
   std::vector<std::unique_ptr<GraphNode>> Nodes;
   std::vector<std::pair<UserObject *, unsigned>> UserObjects; ///< references held
+  std::vector<std::shared_ptr<ConditionalHandle>> Conditions; ///< created on this graph
   const Graph *Original = nullptr;                            ///< of a clone
   unsigned NextIndex = 0;
 
@@ -219,6 +236,11 @@ void writeMemset(const GraphNode &N, MemsetNodeParams *P);
 cudaError_t readHost(const HostNodeParams *P, GraphNode &N);
 /// A child graph node of a copy of \p Child.
 cudaError_t readChild(Graph *Child, GraphNode &N);
+/// cudaGraphConditionalHandleCreate: a condition of \p G's conditional nodes; \p Flags 1 assigns
+/// \p Default at the start of each launch.
+cudaError_t createConditionalHandle(uint64_t *Out, Graph *G, unsigned Default, unsigned Flags);
+/// A conditional node of \p Type with \p Size empty body graphs.
+cudaError_t readConditional(uint64_t Handle, int Type, unsigned Size, GraphNode &N);
 /// A mem-alloc node, its memory allocated now; \p P's pointer is set to it.
 cudaError_t readAlloc(MemAllocNodeParams *P, GraphNode &N);
 void writeAlloc(const GraphNode &N, MemAllocNodeParams *P);

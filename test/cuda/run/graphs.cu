@@ -1,7 +1,8 @@
 // graphs: CUDA graphs built node by node and by stream capture across two streams (fork and join
 // through events), instantiated, updated (per-node parameters and whole-graph exec update) and
 // launched 100 times each, checked after every launch; graph memory (mem-alloc and mem-free
-// nodes), child graphs, clones, user objects, queries, and capture's error rules.
+// nodes), conditional nodes (while, if/else) set by kernels, child graphs, clones, user objects,
+// queries, and capture's error rules.
 #include <cstdio>
 #include <cstring>
 #include <cuda_runtime.h>
@@ -38,6 +39,19 @@ __global__ void combine(const int *a, const int *b, int *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     out[i] = a[i] - b[i];
+}
+
+// One round of a while loop: counts down and stops the loop at zero.
+__global__ void countDown(int *counter, int *rounds, cudaGraphConditionalHandle loop) {
+  ++*rounds;
+  if (--*counter == 0)
+    cudaGraphSetConditional(loop, 0);
+}
+
+__global__ void setFlag(int *flag, int value) { *flag = value; }
+
+__global__ void chooseBranch(const int *which, cudaGraphConditionalHandle branch) {
+  cudaGraphSetConditional(branch, *which);
 }
 
 static void countCall(void *counter) { ++*static_cast<int *>(counter); }
@@ -350,6 +364,68 @@ static int captureErrors(cudaStream_t s1, cudaStream_t s2) {
   return 0;
 }
 
+// Conditional nodes: a while loop whose body a kernel ends, and an if/else chosen by a kernel.
+static int conditionalGraphs(cudaStream_t s) {
+  int *d = nullptr;
+  CK(cudaMalloc(&d, 4 * sizeof(int)));
+  int *counter = d, *rounds = d + 1, *which = d + 2, *flag = d + 3;
+
+  cudaGraph_t g;
+  CK(cudaGraphCreate(&g, 0));
+  cudaGraphConditionalHandle loop, branch;
+  CK(cudaGraphConditionalHandleCreate(&loop, g, 1, cudaGraphCondAssignDefault));
+  CK(cudaGraphConditionalHandleCreate(&branch, g, 0, 0));
+  cudaGraphNodeParams wp = {cudaGraphNodeTypeConditional};
+  wp.conditional.handle = loop;
+  wp.conditional.type = cudaGraphCondTypeWhile;
+  wp.conditional.size = 1;
+  cudaGraphNode_t whileNode, chooser, ifNode;
+  CK(cudaGraphAddNode(&whileNode, g, nullptr, nullptr, 0, &wp));
+  cudaGraph_t body = wp.conditional.phGraph_out[0];
+  cudaStream_t cap;
+  CK(cudaStreamCreate(&cap));
+  CK(cudaStreamBeginCaptureToGraph(cap, body, nullptr, nullptr, 0, cudaStreamCaptureModeGlobal));
+  countDown<<<1, 1, 0, cap>>>(counter, rounds, loop);
+  CK(cudaStreamEndCapture(cap, nullptr));
+
+  void *chooseArgs[] = {&which, &branch};
+  cudaKernelNodeParams kp = {};
+  kp.func = (void *)chooseBranch;
+  kp.gridDim = kp.blockDim = dim3(1);
+  kp.kernelParams = chooseArgs;
+  CK(cudaGraphAddKernelNode(&chooser, g, &whileNode, 1, &kp));
+  cudaGraphNodeParams ip = {cudaGraphNodeTypeConditional};
+  ip.conditional.handle = branch;
+  ip.conditional.type = cudaGraphCondTypeIf;
+  ip.conditional.size = 2;
+  CK(cudaGraphAddNode(&ifNode, g, &chooser, nullptr, 1, &ip));
+  for (int b = 0; b < 2; ++b) {
+    CK(cudaStreamBeginCaptureToGraph(cap, ip.conditional.phGraph_out[b], nullptr, nullptr, 0,
+                                     cudaStreamCaptureModeGlobal));
+    setFlag<<<1, 1, 0, cap>>>(flag, b == 0 ? 100 : 200); // then, else
+    CK(cudaStreamEndCapture(cap, nullptr));
+  }
+  CK(cudaStreamDestroy(cap));
+
+  cudaGraphExec_t exec;
+  CK(cudaGraphInstantiate(&exec, g, 0));
+  for (int launch = 1; launch <= 6; ++launch) {
+    int init[4] = {launch, 0, launch % 2, 0};
+    CK(cudaMemcpy(d, init, sizeof init, cudaMemcpyHostToDevice));
+    CK(cudaGraphLaunch(exec, s));
+    int out[4];
+    CK(cudaMemcpyAsync(out, d, sizeof out, cudaMemcpyDeviceToHost, s));
+    CK(cudaStreamSynchronize(s));
+    EXPECT_FIELD(out[0] == 0 && out[1] == launch, "while loop, launch %d: counter %d rounds %d",
+                 launch, out[0], out[1]);
+    EXPECT_FIELD(out[3] == (launch % 2 ? 100 : 200), "if/else, launch %d: %d", launch, out[3]);
+  }
+  CK(cudaGraphExecDestroy(exec));
+  CK(cudaGraphDestroy(g));
+  CK(cudaFree(d));
+  return 0;
+}
+
 // A user object's destructor runs once the last graph that holds it is gone.
 static int userObjects() {
   int destroyed = 0;
@@ -371,8 +447,8 @@ int main() {
   cudaStream_t s1, s2;
   CK(cudaStreamCreate(&s1));
   CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
-  if (explicitGraph(s1) || capturedGraph(s1, s2) || graphMemory(s2) || captureErrors(s1, s2) ||
-      userObjects())
+  if (explicitGraph(s1) || capturedGraph(s1, s2) || graphMemory(s2) || conditionalGraphs(s1) ||
+      captureErrors(s1, s2) || userObjects())
     return 1;
   CK(cudaStreamDestroy(s1));
   CK(cudaStreamDestroy(s2));
