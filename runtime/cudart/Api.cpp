@@ -383,6 +383,23 @@ cudaError_t cudaStreamGetCaptureInfo(cudaStream_t S, int *Status, unsigned long 
   return guarded([&] { return captureInfo(S, Status, Id, Graph, Dependencies, EdgeData, Count); });
 }
 
+cudaError_t cudaStreamGetAttribute(cudaStream_t S, int Id, void *Value) {
+  return guarded([&] { return streamAttribute(S, Id, Value, false); });
+}
+
+cudaError_t cudaStreamSetAttribute(cudaStream_t S, int Id, const void *Value) {
+  return guarded([&] { return streamAttribute(S, Id, const_cast<void *>(Value), true); });
+}
+
+cudaError_t cudaStreamCopyAttributes(cudaStream_t Dst, cudaStream_t Src) {
+  return guarded([&] { return copyStreamAttributes(Dst, Src); });
+}
+
+cudaError_t cudaCtxResetPersistingL2Cache() {
+  // Nothing is set aside for persisting lines (streamAttribute): nothing to reset.
+  return guarded([] { return cudaSuccess; });
+}
+
 cudaError_t cudaThreadExchangeStreamCaptureMode(int *Mode) {
   return guarded([&] { return exchangeCaptureMode(Mode); });
 }

@@ -327,6 +327,10 @@ CUresult cuThreadExchangeStreamCaptureMode(int *Mode);
 CUresult cuStreamGetDevice(CUstream Stream, CUdevice *Device);
 CUresult cuStreamGetCtx(CUstream Stream, CUcontext *Ctx);
 CUresult cuStreamGetPriority(CUstream Stream, int *Priority);
+CUresult cuStreamGetAttribute(CUstream Stream, int Id, void *Value);
+CUresult cuStreamSetAttribute(CUstream Stream, int Id, const void *Value);
+CUresult cuStreamCopyAttributes(CUstream Dst, CUstream Src);
+CUresult cuCtxResetPersistingL2Cache();
 CUresult cuLaunchHostFunc(CUstream Stream, void (*Fn)(void *), void *UserData);
 CUresult cuStreamAddCallback(CUstream Stream, void (*Callback)(CUstream, CUresult, void *),
                              void *UserData, unsigned Flags);

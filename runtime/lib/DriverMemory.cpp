@@ -307,32 +307,38 @@ CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *Copy, CUstream Stream) {
 
 CUresult cuMemsetD2D8_v2(CUdeviceptr Dst, size_t Pitch, unsigned char Value, size_t Width,
                          size_t Height) {
-  return inContext([&] { return fill2D(pointer(Dst), Pitch, Value, 1, Width, Height, nullptr, true); });
+  return inContext(
+      [&] { return fill2D(pointer(Dst), Pitch, Value, 1, Width, Height, nullptr, true); });
 }
 
 CUresult cuMemsetD2D16_v2(CUdeviceptr Dst, size_t Pitch, unsigned short Value, size_t Width,
                           size_t Height) {
-  return inContext([&] { return fill2D(pointer(Dst), Pitch, Value, 2, Width, Height, nullptr, true); });
+  return inContext(
+      [&] { return fill2D(pointer(Dst), Pitch, Value, 2, Width, Height, nullptr, true); });
 }
 
 CUresult cuMemsetD2D32_v2(CUdeviceptr Dst, size_t Pitch, unsigned Value, size_t Width,
                           size_t Height) {
-  return inContext([&] { return fill2D(pointer(Dst), Pitch, Value, 4, Width, Height, nullptr, true); });
+  return inContext(
+      [&] { return fill2D(pointer(Dst), Pitch, Value, 4, Width, Height, nullptr, true); });
 }
 
 CUresult cuMemsetD2D8Async(CUdeviceptr Dst, size_t Pitch, unsigned char Value, size_t Width,
                            size_t Height, CUstream Stream) {
-  return inContext([&] { return fill2D(pointer(Dst), Pitch, Value, 1, Width, Height, Stream, false); });
+  return inContext(
+      [&] { return fill2D(pointer(Dst), Pitch, Value, 1, Width, Height, Stream, false); });
 }
 
 CUresult cuMemsetD2D16Async(CUdeviceptr Dst, size_t Pitch, unsigned short Value, size_t Width,
                             size_t Height, CUstream Stream) {
-  return inContext([&] { return fill2D(pointer(Dst), Pitch, Value, 2, Width, Height, Stream, false); });
+  return inContext(
+      [&] { return fill2D(pointer(Dst), Pitch, Value, 2, Width, Height, Stream, false); });
 }
 
 CUresult cuMemsetD2D32Async(CUdeviceptr Dst, size_t Pitch, unsigned Value, size_t Width,
                             size_t Height, CUstream Stream) {
-  return inContext([&] { return fill2D(pointer(Dst), Pitch, Value, 4, Width, Height, Stream, false); });
+  return inContext(
+      [&] { return fill2D(pointer(Dst), Pitch, Value, 4, Width, Height, Stream, false); });
 }
 
 CUresult cuMemHostRegister_v2(void *Ptr, size_t Bytes, unsigned Flags) {
@@ -450,6 +456,23 @@ CUresult cuStreamGetCaptureInfo(CUstream Stream, int *Status, unsigned long long
 
 CUresult cuThreadExchangeStreamCaptureMode(int *Mode) {
   return driverCall([&] { return exchangeCaptureMode(Mode); });
+}
+
+CUresult cuStreamGetAttribute(CUstream Stream, int Id, void *Value) {
+  return inContext([&] { return streamAttribute(Stream, Id, Value, false); });
+}
+
+CUresult cuStreamSetAttribute(CUstream Stream, int Id, const void *Value) {
+  return inContext([&] { return streamAttribute(Stream, Id, const_cast<void *>(Value), true); });
+}
+
+CUresult cuStreamCopyAttributes(CUstream Dst, CUstream Src) {
+  return inContext([&] { return copyStreamAttributes(Dst, Src); });
+}
+
+CUresult cuCtxResetPersistingL2Cache() {
+  // Nothing is set aside for persisting lines (streamAttribute): nothing to reset.
+  return inContext([] { return cudaSuccess; });
 }
 
 // Priorities are accepted and not used: every stream has the one there is, 0.

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -140,6 +141,7 @@ cudaError_t destroyStream(cudaStream_t S) {
       return fail(cudaErrorInvalidResourceHandle, formatv("no stream {0}", (const void *)S));
     R = std::move(It->second);
     C->Streams.erase(It);
+    C->StreamAttributes.erase(S);
   }
   // CUDA lets the stream's work finish; the device's stream must outlive it.
   if (Error E = C->Dev.synchronize(R->Stream.get()))
@@ -184,6 +186,49 @@ cudaError_t streamId(cudaStream_t S, unsigned long long &Id) {
   if (It == C->Streams.end())
     return fail(cudaErrorInvalidResourceHandle, formatv("no stream {0}", (const void *)S));
   Id = It->second->Id;
+  return cudaSuccess;
+}
+
+cudaError_t streamAttribute(cudaStream_t S, int Id, void *Value, bool Set) {
+  if (!Value)
+    return fail(cudaErrorInvalidValue);
+  // Access policy window, synchronisation policy, priority, memory synchronisation domain map
+  // and domain: what a stream may hold of the launch attributes.
+  if (Id != 1 && Id != 3 && Id != 8 && Id != 9 && Id != 10)
+    return fail(cudaErrorInvalidValue, formatv("stream attribute {0}", Id).str());
+  unsigned Flags;
+  if (cudaError_t E = streamFlags(S, Flags))
+    return E;
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  if (!S)
+    S = StreamLegacy;
+  std::lock_guard<std::mutex> Lock(C->Mutex);
+  auto &Attributes = C->StreamAttributes[S];
+  if (Set) {
+    std::memcpy(Attributes[Id].data(), Value, 64);
+    return cudaSuccess;
+  }
+  auto It = Attributes.find(Id);
+  if (It == Attributes.end())
+    std::memset(Value, 0, 64);
+  else
+    std::memcpy(Value, It->second.data(), 64);
+  return cudaSuccess;
+}
+
+cudaError_t copyStreamAttributes(cudaStream_t Dst, cudaStream_t Src) {
+  unsigned Flags;
+  if (cudaError_t E = streamFlags(Dst, Flags))
+    return E;
+  if (cudaError_t E = streamFlags(Src, Flags))
+    return E;
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  std::lock_guard<std::mutex> Lock(C->Mutex);
+  C->StreamAttributes[Dst ? Dst : StreamLegacy] = C->StreamAttributes[Src ? Src : StreamLegacy];
   return cudaSuccess;
 }
 

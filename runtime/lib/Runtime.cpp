@@ -1,7 +1,7 @@
 //===- Runtime.cpp - the registry, the context, streams, kernels and launches ===//
 
-#include "Graphs.h"
 #include "Runtime.h"
+#include "Graphs.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -99,6 +99,13 @@ cudaDeviceProp deviceProperties(const loader::DeviceProperties &P) {
     D.pageableMemoryAccessUsesHostPageTables = D.directManagedMemAccessFromHost = 1;
     long L2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
     D.l2CacheSize = L2 > 0 && L2 < INT32_MAX ? int(L2) : 0;
+  }
+  // Access policy windows (persisting accesses) are cache hints: accepted and kept, with nothing
+  // set aside. CUDA's semantics allow that (persisting lines may still be evicted); the sizes
+  // are CUDA's usual ones, three quarters of the L2 and a 128 MiB window.
+  if (D.l2CacheSize) {
+    D.persistingL2CacheMaxSize = D.l2CacheSize / 4 * 3;
+    D.accessPolicyMaxWindowSize = 128 << 20;
   }
   return D;
 }

@@ -21,6 +21,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <array>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -180,7 +181,9 @@ struct Context {
   std::unordered_map<cudaStream_t, std::unique_ptr<StreamRecord>> Streams;
   std::unordered_map<cudaEvent_t, std::unique_ptr<EventRecord>> Events;
   std::map<uintptr_t, Allocation> Allocations; ///< by start address
-  uint64_t DeviceBytes = 0;                    ///< allocated device memory
+  /// Stream attributes set (streamAttribute), by stream (the legacy stream as StreamLegacy).
+  std::map<cudaStream_t, std::map<int, std::array<unsigned char, 64>>> StreamAttributes;
+  uint64_t DeviceBytes = 0; ///< allocated device memory
 
   Context(loader::Device &D, loader::LoaderOptions Opts);
 };
@@ -315,6 +318,12 @@ cudaError_t destroyStream(cudaStream_t S);
 /// The flags \p S was created with (0 for the default streams).
 cudaError_t streamFlags(cudaStream_t S, unsigned &Flags);
 cudaError_t streamId(cudaStream_t S, unsigned long long &Id);
+/// cudaStreamGetAttribute/SetAttribute, cuStreamGetAttribute/SetAttribute: the launch
+/// attributes a stream may have (access policy window, synchronisation policy, priority, memory
+/// synchronisation domain and map), kept and answered; a value is 64 bytes (a launch attribute's).
+cudaError_t streamAttribute(cudaStream_t S, int Id, void *Value, bool Set);
+/// cuStreamCopyAttributes.
+cudaError_t copyStreamAttributes(cudaStream_t Dst, cudaStream_t Src);
 /// cudaStreamGetCaptureInfo (Graphs.cpp); the thread's capture mode is kept and exchanged as
 /// CUDA does.
 cudaError_t captureInfo(cudaStream_t S, int *Status, unsigned long long *Id, void **Graph,
