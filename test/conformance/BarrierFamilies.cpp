@@ -61,6 +61,16 @@ std::string groups(uint32_t G, bool SharedIds) {
          "  add.u32 %r15, %r14, 1;\n  mov.u32 %r16, " + Threads + ";\n";
 }
 
+/// Warp-dependent delay before a write that a barrier publishes: (warp % 4) * 3 warp barriers,
+/// so that on the host device (whose lanes meet at cross-lane operations) the warps fall out of
+/// step and a barrier that does not wait lets readers see stale words.
+std::string delay(const std::string &Label) {
+  return "  and.b32 %r20, %warp, 3;\n  mul.lo.u32 %r20, %r20, 3;\n" + Label +
+         ":\n  setp.eq.u32 %p7, %r20, 0;\n  @%p7 bra " + Label +
+         "_END;\n  bar.warp.sync -1;\n  sub.u32 %r20, %r20, 1;\n  bra " + Label + ";\n" + Label +
+         "_END:\n";
+}
+
 struct Group {
   uint32_t First, Threads;
 };
@@ -95,8 +105,9 @@ KernelCase groupRounds(uint32_t B, uint32_t G, bool SharedIds) {
     Body += "  add.u32 %r4, %r13, " + Step +
             ";\n  rem.u32 %r4, %r4, %r12;\n  add.u32 %r4, %r4, %r11;\n"
             "  shl.b32 %r4, %r4, 2;\n  add.u32 %r4, %r1, %r4;\n  ld.shared.u32 %r5, [%r4];\n  " +
-            First[K] + ";\n  mad.lo.u32 %r0, %r5, 3, " + Step +
-            ";\n  st.shared.u32 [%r3], %r0;\n  " + Second[K] + ";\n";
+            First[K] + ";\n  mad.lo.u32 %r0, %r5, 3, " + Step + ";\n" +
+            delay("DELAY" + std::to_string(K)) + "  st.shared.u32 [%r3], %r0;\n  " + Second[K] +
+            ";\n";
   }
   C.Body = Body + "  add.s64 %rd1, %b1, %o4;\n  st.global.u32 [%rd1], %r0;\n  ret;";
   C.Check = [=](const std::vector<Words> &In, const std::vector<Words> &Out) {
@@ -163,8 +174,7 @@ KernelCase producerConsumer(uint32_t ProducerWarps, uint32_t ConsumerWarps, uint
   Body += "PRODUCER:\n  mov.u32 %r4, 0;\n"
           "PLOOP:\n  setp.ne.u32 %p3, %r4, 0;\n  @%p3 barrier.sync 2, " +
           Cnt + ";\n  mad.lo.u32 %r7, %cta, " + R + ", %r4;\n  mul.lo.u32 %r7, %r7, " +
-          std::to_string(Ct) +
-          ";\n  mov.u32 %r8, %tid;\n"
+          std::to_string(Ct) + ";\n  mov.u32 %r8, %tid;\n" + delay("DELAY") +
           "FILL:\n  add.u32 %r10, %r7, %r8;\n  mul.wide.u32 %rd0, %r10, 4;\n"
           "  add.s64 %rd0, %b0, %rd0;\n  ld.global.u32 %r11, [%rd0];\n"
           "  shl.b32 %r12, %r8, 2;\n  add.u32 %r12, %r1, %r12;\n"
@@ -225,7 +235,8 @@ KernelCase groupReductions(uint32_t B, uint32_t G, bool SharedIds) {
   C.Body = prologue(2) + groups(G, SharedIds) +
            "  add.s64 %rd0, %b0, %o4;\n  ld.global.u32 %r0, [%rd0];\n"
            "  setp.ne.u32 %p0, %r0, 0;\n  and.b32 %r1, %tid, 1;\n"
-           "  setp.ne.u32 %p1, %r1, 0;\n  xor.pred %p1, %p1, %p0;\n"
+           "  setp.ne.u32 %p1, %r1, 0;\n  xor.pred %p1, %p1, %p0;\n" +
+           delay("DELAY") +
            "  bar.red.popc.u32 %r2, %r14, %r16, %p0;\n"
            "  bar.red.and.pred %p2, %r15, " +
            Cnt +
