@@ -165,8 +165,8 @@ void initBarrierState(ModuleState &S) {
     BasicBlock *Cleared = BasicBlock::Create(S.Ctx, "barrier.cleared", &K, Body);
     Entry.getTerminator()->eraseFromParent();
     B.SetInsertPoint(&Entry);
-    Value *Id = B.CreateOr(B.CreateIntrinsic(Intrinsic::amdgcn_workitem_id_x, {}),
-                           B.CreateIntrinsic(Intrinsic::amdgcn_workitem_id_y, {}));
+    Value *Id = B.CreateIntrinsic(Intrinsic::amdgcn_workitem_id_x, {});
+    Id = B.CreateOr(Id, B.CreateIntrinsic(Intrinsic::amdgcn_workitem_id_y, {}));
     Id = B.CreateOr(Id, B.CreateIntrinsic(Intrinsic::amdgcn_workitem_id_z, {}));
     B.CreateCondBr(B.CreateICmpEQ(Id, B.getInt32(0)), Clear, Cleared);
     B.SetInsertPoint(Clear);
@@ -274,7 +274,11 @@ Value *FunctionLowerer::ldsBarrier(Value *Id, Value *Count, bool Wait, Value *Vo
   llvm::Type *MaskTy = B.getIntNTy(WS);
   GlobalVariable *State = barrierState(S.M);
   auto Field = [&](Value *W, unsigned Shift, unsigned Bits) {
-    return B.CreateAnd(B.CreateLShr(W, Shift), (uint64_t(1) << Bits) - 1);
+    return B.CreateAnd(Shift ? B.CreateLShr(W, Shift) : W, (uint64_t(1) << Bits) - 1);
+  };
+  // Bits 32 W and up of a mask (W: a warp of the wave).
+  auto Warp = [&](Value *Mask, unsigned W) {
+    return B.CreateTrunc(W ? B.CreateLShr(Mask, 32 * W) : Mask, I32);
   };
   // The wave's fence orders the accesses of all its lanes before the leader's arrival.
   B.CreateFence(AtomicOrdering::Release, WG);
@@ -288,10 +292,11 @@ Value *FunctionLowerer::ldsBarrier(Value *Id, Value *Count, bool Wait, Value *Vo
   };
   SmallVector<WarpArrival, 2> Warps;
   for (unsigned W = 0; W < WS / 32; ++W) {
-    Value *Lanes = B.CreateTrunc(B.CreateLShr(Live, 32 * W), I32);
+    Value *Lanes = Warp(Live, W);
     Value *Present = B.CreateICmpNE(Lanes, B.getInt32(0));
-    Value *First =
-        B.CreateAdd(intrinsic(Intrinsic::cttz, {I32}, {Lanes, B.getTrue()}), B.getInt32(32 * W));
+    Value *First = intrinsic(Intrinsic::cttz, {I32}, {Lanes, B.getTrue()});
+    if (W)
+      First = B.CreateAdd(First, B.getInt32(32 * W));
     First = B.CreateSelect(Present, First, Leader);
     Warps.push_back({Present, intrinsic(Intrinsic::amdgcn_readlane, {I32}, {Id, First}),
                      intrinsic(Intrinsic::amdgcn_readlane, {I32}, {Count, First})});
@@ -305,18 +310,16 @@ Value *FunctionLowerer::ldsBarrier(Value *Id, Value *Count, bool Wait, Value *Vo
   // complete the barrier after the first, or arrive in its next generation), each time in one
   // compare-and-swap that adds the warp and its votes or completes the generation. Per warp it
   // learns the generation to wait for, whether it completed it and the total there.
-  Value *Info = B.getInt64(0);
+  Value *Info = nullptr;
   for (unsigned W = 0; W < Warps.size(); ++W) {
     const WarpArrival &A = Warps[W];
     Value *Word = B.CreateInBoundsGEP(I64, State, A.Barrier);
-    Value *Mine = B.getInt64(0);
-    if (Vote)
-      Mine = B.CreateZExt(
-          intrinsic(Intrinsic::ctpop, {I32}, {B.CreateTrunc(B.CreateLShr(Votes, 32 * W), I32)}),
-          I64);
+    Value *Mine =
+        Vote ? B.CreateZExt(intrinsic(Intrinsic::ctpop, {I32}, {Warp(Votes, W)}), I64) : nullptr;
     BasicBlock *Before = B.GetInsertBlock();
     BasicBlock *Cas = BasicBlock::Create(S.Ctx, "bar.cas", &LF);
     BasicBlock *Done = BasicBlock::Create(S.Ctx, "bar.counted", &LF);
+    Value *Need = B.CreateZExt(A.Count, I64);
     LoadInst *First = B.CreateAlignedLoad(I64, Word, Align(8));
     First->setAtomic(AtomicOrdering::Monotonic, WG);
     B.CreateCondBr(A.Present, Cas, Done);
@@ -324,14 +327,18 @@ Value *FunctionLowerer::ldsBarrier(Value *Id, Value *Count, bool Wait, Value *Vo
     PHINode *Old = B.CreatePHI(I64, 2);
     Old->addIncoming(First, Before);
     Value *Gen = Field(Old, GenShift, GenBits);
-    Value *Total = B.CreateAdd(Field(Old, VotesShift, CountBits), Mine);
-    Value *Last = B.CreateICmpUGE(B.CreateAdd(Field(Old, 0, ArrivalBits), B.getInt64(32)),
-                                  B.CreateZExt(A.Count, I64));
+    Value *Total = Field(Old, VotesShift, CountBits);
+    if (Vote)
+      Total = B.CreateAdd(Total, Mine);
+    Value *Arrivals = B.CreateAdd(Field(Old, 0, ArrivalBits), B.getInt64(32));
+    Value *Last = B.CreateICmpUGE(Arrivals, Need);
     Value *Next = B.CreateOr(
         {B.CreateShl(B.CreateAnd(B.CreateAdd(Gen, B.getInt64(1)), (1u << GenBits) - 1), GenShift),
          B.CreateShl(Total, ResultShift),
          B.CreateShl(Field(Old, ResultShift, CountBits), ResultShift + CountBits)});
-    Value *Added = B.CreateAdd(Old, B.CreateAdd(B.getInt64(32), B.CreateShl(Mine, VotesShift)));
+    Value *Added = B.CreateAdd(Old, B.getInt64(32));
+    if (Vote)
+      Added = B.CreateAdd(Added, B.CreateShl(Mine, VotesShift));
     Value *Pair =
         B.CreateAtomicCmpXchg(Word, Old, B.CreateSelect(Last, Next, Added), Align(8),
                               AtomicOrdering::AcquireRelease, AtomicOrdering::Monotonic, WG);
@@ -343,18 +350,18 @@ Value *FunctionLowerer::ldsBarrier(Value *Id, Value *Count, bool Wait, Value *Vo
     PHINode *Got = B.CreatePHI(I64, 2);
     Got->addIncoming(B.getInt64(0), Before);
     Got->addIncoming(Learnt, Cas);
-    Info = B.CreateOr(Info, B.CreateShl(Got, 32 * W));
+    Info = W ? B.CreateOr(Info, B.CreateShl(Got, 32 * W)) : Got;
   }
   BasicBlock *Leaders = B.GetInsertBlock();
   B.CreateBr(Arrived);
   B.SetInsertPoint(Arrived);
+  if (!Wait)
+    return nullptr;
   PHINode *Phi = B.CreatePHI(I64, 2);
   Phi->addIncoming(B.getInt64(0), From);
   Phi->addIncoming(Info, Leaders);
   // The leader is the first active lane.
   Info = intrinsic(Intrinsic::amdgcn_readfirstlane, {I64}, {Phi});
-  if (!Wait)
-    return nullptr;
   // Each lane waits for its own warp's generation of its own barrier.
   if (WS == 64)
     Info = B.CreateLShr(Info, B.CreateSelect(B.CreateICmpUGE(laneInWave(), B.getInt32(32)),
@@ -371,8 +378,8 @@ Value *FunctionLowerer::ldsBarrier(Value *Id, Value *Count, bool Wait, Value *Vo
   Now->setAtomic(AtomicOrdering::Monotonic, WG);
   Value *Behind =
       B.CreateAnd(B.CreateSub(Field(Now, GenShift, GenBits), WaitGen), (1u << GenBits) - 1);
-  B.CreateCondBr(B.CreateAnd(B.CreateNot(Completed), B.CreateICmpEQ(Behind, B.getInt64(0))), Sleep,
-                 Passed);
+  Value *Pending = B.CreateNot(Completed);
+  B.CreateCondBr(B.CreateAnd(Pending, B.CreateICmpEQ(Behind, B.getInt64(0))), Sleep, Passed);
   B.SetInsertPoint(Sleep);
   intrinsic(Intrinsic::amdgcn_s_sleep, {}, {B.getInt32(1)});
   B.CreateBr(Spin);
@@ -381,10 +388,11 @@ Value *FunctionLowerer::ldsBarrier(Value *Id, Value *Count, bool Wait, Value *Vo
   if (!Vote)
     return nullptr;
   // The completing warp knows the total; a waiter finds it among the last two generations'.
-  Value *Result =
-      B.CreateSelect(B.CreateICmpEQ(Behind, B.getInt64(1)), Field(Now, ResultShift, CountBits),
-                     Field(Now, ResultShift + CountBits, CountBits));
-  Result = B.CreateSelect(Completed, Field(Info, GenBits + 1, CountBits), Result);
+  Value *Latest = Field(Now, ResultShift, CountBits);
+  Value *Earlier = Field(Now, ResultShift + CountBits, CountBits);
+  Value *Result = B.CreateSelect(B.CreateICmpEQ(Behind, B.getInt64(1)), Latest, Earlier);
+  Value *Own = Field(Info, GenBits + 1, CountBits);
+  Result = B.CreateSelect(Completed, Own, Result);
   return B.CreateTrunc(Result, I32);
 }
 
