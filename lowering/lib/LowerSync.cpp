@@ -48,10 +48,11 @@ std::optional<BarrierForm> barrierForm(const ir::Instruction &I) {
               (I.Op == Opcode::Bar && I.Mods.size() == 1 && I.has(Mod::Cta));
   if (!Sync && !Form.Arrive)
     return std::nullopt;
-  size_t First = Form.Red ? 1 : 0;
-  size_t Operands = I.Operands.size() - First - (Form.Red ? 1 : 0);
-  if (I.Operands.size() < First + 1 || (Operands != 1 && Operands != 2))
+  // bar.red's destination and predicate around the id and count.
+  size_t First = Form.Red ? 1 : 0, Others = Form.Red ? 2 : 0;
+  if (I.Operands.size() < Others + 1 || I.Operands.size() > Others + 2)
     return std::nullopt;
+  size_t Operands = I.Operands.size() - Others;
   Form.Id = &I.Operands[First];
   if (Operands == 2)
     Form.Count = &I.Operands[First + 1];
@@ -77,15 +78,6 @@ uint16_t idBits(const Operand &Id) {
 /// id that some barrier uses for part of the block (or with bar.arrive) never uses it.
 bool takesLdsBarrier(const ModuleState &S, const ir::Function &F, const BarrierForm &Form) {
   return Form.Arrive || !wholeBlock(F, Form) || (S.LdsBarrierIds & idBits(*Form.Id));
-}
-
-template <typename Fn> void forEachBarrier(ModuleState &S, Fn Visit) {
-  for (const auto &F : S.PTX.Functions)
-    for (const ir::Block &BB : F->Blocks)
-      for (const ir::Instruction &I : BB.Insts)
-        if ((I.Op == Opcode::Bar || I.Op == Opcode::Barrier) && !I.has(Mod::Warp))
-          if (std::optional<BarrierForm> Form = barrierForm(I))
-            Visit(*F, *Form);
 }
 
 // The LDS barrier. gfx90a, gfx942, gfx1030, gfx1100 and gfx1200 have a single hardware barrier
@@ -115,10 +107,13 @@ GlobalVariable *barrierState(Module &M) {
 } // namespace
 
 void planBarriers(ModuleState &S) {
-  forEachBarrier(S, [&](const ir::Function &F, const BarrierForm &Form) {
-    if (Form.Arrive || !wholeBlock(F, Form))
-      S.LdsBarrierIds |= idBits(*Form.Id);
-  });
+  for (const auto &F : S.PTX.Functions)
+    for (const ir::Block &BB : F->Blocks)
+      for (const ir::Instruction &I : BB.Insts)
+        if ((I.Op == Opcode::Bar || I.Op == Opcode::Barrier) && !I.has(Mod::Warp))
+          if (std::optional<BarrierForm> Form = barrierForm(I))
+            if (Form->Arrive || !wholeBlock(*F, *Form))
+              S.LdsBarrierIds |= idBits(*Form->Id);
 }
 
 void initBarrierState(ModuleState &S) {
