@@ -338,10 +338,13 @@ Value *FunctionLowerer::ldsBarrier(Value *Id, Value *Count, bool Wait, Value *Vo
         B.CreateAtomicCmpXchg(Word, Old, B.CreateSelect(Last, Next, Added), Align(8),
                               AtomicOrdering::AcquireRelease, AtomicOrdering::Monotonic, WG);
     Old->addIncoming(B.CreateExtractValue(Pair, 0), Cas);
-    Value *Learnt = B.CreateOr(
-        {Gen, B.CreateShl(B.CreateZExt(Last, I64), GenBits), B.CreateShl(Total, GenBits + 1)});
+    Value *Learnt = Wait ? B.CreateOr({Gen, B.CreateShl(B.CreateZExt(Last, I64), GenBits),
+                                       B.CreateShl(Total, GenBits + 1)})
+                         : nullptr;
     B.CreateCondBr(B.CreateExtractValue(Pair, 1), Done, Cas);
     B.SetInsertPoint(Done);
+    if (!Wait)
+      continue;
     PHINode *Got = B.CreatePHI(I64, 2);
     Got->addIncoming(B.getInt64(0), Before);
     Got->addIncoming(Learnt, Cas);
