@@ -80,14 +80,14 @@ bool takesLdsBarrier(const ModuleState &S, const ir::Function &F, const BarrierF
   return Form.Arrive || !wholeBlock(F, Form) || (S.LdsBarrierIds & idBits(*Form.Id));
 }
 
-// The LDS barrier. gfx90a, gfx942, gfx1030, gfx1100 and gfx1200 have a single hardware barrier
-// per workgroup (s_barrier waits for every wave), so barriers for part of a block and
-// bar.arrive count arrivals in LDS: one 64-bit word per barrier id holds the arrived threads,
-// the votes so far (bar.red), the generation, and the totals of the last two generations. Each
-// warp adds 32 (PTX counts warps, not their active threads) in a compare-and-swap; the one that
-// reaches the count starts the next generation in the same swap (an arrival for the next
-// generation cannot be counted in this one), releasing the waiters, which spin on the word
-// with s_sleep.
+// The LDS barrier. No supported target (gfx90a to gfx950, gfx1030 to gfx1201) has named
+// hardware barriers: s_barrier, and gfx12's split s_barrier_signal/s_barrier_wait, are the one
+// barrier of the workgroup, for every wave. So barriers for part of a block and bar.arrive count
+// arrivals in LDS: one 64-bit word per barrier id holds the arrived threads, the votes so far
+// (bar.red), the generation, and the totals of the last two generations. Each warp adds 32 (PTX
+// counts warps, not their active threads) in a compare-and-swap; the one that reaches the count
+// starts the next generation in the same swap (an arrival for the next generation cannot be
+// counted in this one), releasing the waiters, which spin on the word with s_sleep.
 constexpr unsigned BarrierIds = 16;
 constexpr unsigned ArrivalBits = 12, CountBits = 11, GenBits = 9;
 constexpr unsigned VotesShift = ArrivalBits, GenShift = VotesShift + CountBits, ResultShift = 32;
