@@ -43,6 +43,7 @@ inline constexpr const char *Readlane = "__ptx2amd_host_readlane";
 inline constexpr const char *Readfirstlane = "__ptx2amd_host_readfirstlane";
 inline constexpr const char *WaveBarrier = "__ptx2amd_host_wave_barrier";
 inline constexpr const char *Barrier = "__ptx2amd_host_barrier";
+inline constexpr const char *Sleep = "__ptx2amd_host_sleep";
 inline constexpr const char *Trap = "__ptx2amd_host_trap";
 inline constexpr const char *SteadyCounter = "__ptx2amd_host_steady_counter";
 } // namespace rt

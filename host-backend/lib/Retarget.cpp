@@ -376,6 +376,8 @@ bool Retargeter::lowerAmdgcn(CallInst *CI, IRBuilder<> &B) {
     R = FromI64(Call(rt::Readfirstlane, I64, {ToI64(Arg(0))}, true), RT);
     break;
   case Intrinsic::amdgcn_s_sleep:
+    // A lane that sleeps (spins on memory) lets the other work-items run.
+    Call(rt::Sleep, B.getVoidTy(), {}, false);
     break;
   case Intrinsic::amdgcn_s_memtime:
     R = B.CreateIntrinsic(Intrinsic::readcyclecounter, {});

@@ -53,7 +53,8 @@ constexpr size_t LdsAlign = 64;
 
 Error makeError(const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); }
 
-enum class Op : uint8_t { Ballot, Bpermute, Readlane, Readfirstlane, WaveBarrier, Barrier };
+/// Sleep: the lane spins on memory (s_sleep); it stays ready, the others run meanwhile.
+enum class Op : uint8_t { Ballot, Bpermute, Readlane, Readfirstlane, WaveBarrier, Barrier, Sleep };
 
 enum class Status : uint8_t { Ready, Blocked, Exited };
 
@@ -328,10 +329,13 @@ void laneMain(ctx::transfer_t T) {
 void resume(Worker &W, Lane &L) {
   W.Current = &L;
   CurrentState = &L.State;
+  const bool Slept = L.Kind == Op::Sleep;
   ctx::transfer_t T = ctx::jump_fcontext(L.Ctx, &L);
   L.Ctx = T.fctx;
   W.Current = nullptr;
-  W.Progress.fetch_add(1, std::memory_order_relaxed);
+  // From one sleep to the next (a spin that keeps waiting) is no progress for the watchdog.
+  if (!Slept || L.Kind != Op::Sleep || L.St != Status::Ready)
+    W.Progress.fetch_add(1, std::memory_order_relaxed);
 }
 
 /// Called by a lane: wait for the wave (or workgroup) at this operation, return its result.
@@ -401,6 +405,7 @@ void runWaveGroup(Lane *Wave, unsigned Count, unsigned WaveSize, uintptr_t Site)
       break;
     case Op::WaveBarrier:
     case Op::Barrier:
+    case Op::Sleep:
       L.Result = 0;
       break;
     }
@@ -420,6 +425,7 @@ void runFibers(Worker &W, const KernelLaunch &L, unsigned N) {
     Ln.State.PrivateHi = reinterpret_cast<uint64_t>(Lo + FiberStack);
     Ln.Ctx = ctx::make_fcontext(Lo + FiberStack, FiberStack, laneMain);
     Ln.St = Status::Ready;
+    Ln.Kind = Op::Barrier;
   }
   for (;;) {
     for (unsigned I = 0; I < N; ++I)
@@ -443,7 +449,8 @@ void runFibers(Worker &W, const KernelLaunch &L, unsigned N) {
         Progress = true;
       }
     }
-    if (Progress)
+    if (Progress || std::any_of(W.Lanes.begin(), W.Lanes.begin() + N,
+                                [](const Lane &Ln) { return Ln.St == Status::Ready; }))
       continue;
     // Only the workgroup barrier is left (one per workgroup, as on AMDGPU and in PTX's
     // bar.sync 0: the work-items may wait at different calls of it). It runs when every live
@@ -484,7 +491,7 @@ std::string describeStall(const Worker &W, const Lane *Running, unsigned N, bool
   };
   if (!Fibers)
     return "work-item " + Item(W.Plain) + " runs without end (an endless loop?)";
-  std::vector<unsigned> AtBarrier, Elsewhere;
+  std::vector<unsigned> AtBarrier, Elsewhere, Sleeping;
   std::map<uintptr_t, unsigned> Sites;
   for (unsigned I = 0; I < N; ++I) {
     const Lane &L = W.Lanes[I];
@@ -493,12 +500,18 @@ std::string describeStall(const Worker &W, const Lane *Running, unsigned N, bool
       ++Sites[L.Site];
     } else if (L.St != Status::Exited) {
       Elsewhere.push_back(I);
+      if (L.Kind == Op::Sleep && L.St == Status::Ready)
+        Sleeping.push_back(I);
     }
   }
   std::string Spin = Running ? "work-item " + std::to_string(Running - W.Lanes.data()) + " " +
                                    Item(Running->State) +
                                    " was running when stopped (it spins or loops)"
                              : "";
+  if (!Sleeping.empty())
+    Spin = "work-items " + idRanges(Sleeping) +
+           " spin with s_sleep (waiting at a named barrier or for a flag)" +
+           (Spin.empty() ? "" : "; " + Spin);
   if (AtBarrier.empty())
     return Spin.empty() ? "no work-item advances" : Spin;
   std::string Msg = "deadlock at the workgroup barrier: " + std::to_string(AtBarrier.size()) +
@@ -713,6 +726,15 @@ __attribute__((noinline)) void __ptx2amd_host_barrier() {
   meet(Op::Barrier, 0, 0, __builtin_return_address(0));
 }
 
+void __ptx2amd_host_sleep() {
+  Worker *W = CurrentWorker;
+  if (!W || !W->Current)
+    return; // a plain loop: nobody else to run
+  W->Current->Kind = Op::Sleep;
+  ctx::transfer_t T = ctx::jump_fcontext(W->Sched, nullptr);
+  CurrentWorker->Sched = T.fctx;
+}
+
 [[noreturn]] void __ptx2amd_host_trap() {
   Worker *W = CurrentWorker;
   if (W && W->InKernel) {
@@ -759,6 +781,7 @@ std::vector<std::pair<const char *, void *>> runtimeSymbols() {
       {rt::Readfirstlane, reinterpret_cast<void *>(&__ptx2amd_host_readfirstlane)},
       {rt::WaveBarrier, reinterpret_cast<void *>(&__ptx2amd_host_wave_barrier)},
       {rt::Barrier, reinterpret_cast<void *>(&__ptx2amd_host_barrier)},
+      {rt::Sleep, reinterpret_cast<void *>(&__ptx2amd_host_sleep)},
       {rt::Trap, reinterpret_cast<void *>(&__ptx2amd_host_trap)},
       {rt::SteadyCounter, reinterpret_cast<void *>(&__ptx2amd_host_steady_counter)},
   };

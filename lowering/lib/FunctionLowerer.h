@@ -187,6 +187,12 @@ public:
   void barrier(const ir::Instruction &I);
   /// s_barrier between workgroup-scope release and acquire fences.
   void workgroupBarrier();
+  /// bar.red over the whole block on s_barrier: the count of \p Vote in one LDS word.
+  Value *workgroupReduction(Value *Vote);
+  /// The LDS barrier \p Id (0..15) of \p Count threads: this wave's warps arrive, and wait for
+  /// the barrier to complete when \p Wait. With \p Vote (bar.red), the count of the
+  /// participating threads' votes.
+  Value *ldsBarrier(Value *Id, Value *Count, bool Wait, Value *Vote);
   void call(const ir::Instruction &I);
   // ---- warp operations: 32-lane warps, two per wave on wave64 ----
   /// The 32 bits of a wave-wide ballot that belong to this lane's warp.

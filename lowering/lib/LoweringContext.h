@@ -21,6 +21,8 @@ struct ModuleState {
   /// By ir::Module::Functions index; null when not lowered.
   std::vector<llvm::Function *> Functions;
   std::vector<FunctionStatus> Status;
+  /// Barrier ids (bit K: id K) that take the LDS barrier rather than s_barrier (planBarriers).
+  uint16_t LdsBarrierIds = 0;
 };
 
 /// Thrown inside a function's lowering only (caught by the pass): fails that function.
@@ -32,8 +34,10 @@ struct LoweringError {
 // The passes, in the order lib/Pipeline.cpp runs them.
 void declareGlobals(ModuleState &S);
 void declareFunctions(ModuleState &S);
+void planBarriers(ModuleState &S);
 void lowerBodies(ModuleState &S);
 void dropFunctionsWithFailedCallees(ModuleState &S);
+void initBarrierState(ModuleState &S);
 void collectExternalCallees(ModuleState &S);
 
 /// The LLVM type a PTX register of type \p T lives in: iN (i1 for predicates).

@@ -97,8 +97,10 @@ llvm::Expected<LoweredModule> lowerModule(ir::Module &M, const TargetDesc &Targe
   // The passes, in order. Each is one file of lib/.
   declareFunctions(S); // Declarations.cpp: kernels (byref kernargs) and functions
   declareGlobals(S);   // Declarations.cpp: variables (initializers may name functions)
+  planBarriers(S);     // LowerSync.cpp: which barrier ids need the LDS barrier
   lowerBodies(S);      // LowerBodies.cpp: instructions, one function at a time
   dropFunctionsWithFailedCallees(S); // Pipeline.cpp: a failed function fails its callers
+  initBarrierState(S);               // LowerSync.cpp: kernels clear the LDS barriers first
   collectExternalCallees(S);         // Pipeline.cpp: what must be linked in before loading
 
   std::string Problems;

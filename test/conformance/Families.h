@@ -15,6 +15,8 @@ Family simdVideo();
 /// Whole-kernel families (KernelHarness.h).
 std::vector<KernelFamily> warpFamilies();
 std::vector<KernelFamily> memoryFamilies();
+/// Named barriers, bar.arrive and bar.red for part of a block (BarrierFamilies.cpp).
+KernelFamily namedBarriers();
 
 /// Cases that fail because of a lowering or host-backend bug (KnownFailures.cpp).
 const std::vector<KnownFailure> &knownFailures();

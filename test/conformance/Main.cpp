@@ -79,6 +79,7 @@ int main(int argc, char **argv) {
   std::vector<KernelFamily> Kernels = warpFamilies();
   for (KernelFamily &F : memoryFamilies())
     Kernels.push_back(std::move(F));
+  Kernels.push_back(namedBarriers());
   if (List) {
     for (const Family &F : All)
       std::printf("%s: %zu cases\n", F.Name.c_str(), F.Cases.size());

@@ -1,6 +1,6 @@
-// A kernel that traps, fails a device assertion, deadlocks on a barrier, loops without end or
-// reads outside its LDS arena ends its launch with a clear error; the device keeps working (the
-// next launch runs).
+// A kernel that traps, fails a device assertion, deadlocks on a barrier (the workgroup's or a
+// named one), loops without end or reads outside its LDS arena ends its launch with a clear
+// error; the device keeps working (the next launch runs).
 #include "HostTestSupport.h"
 
 #include "ptx2amd/amdgpu-backend/KernelFault.h"
@@ -140,6 +140,19 @@ DONE:
 }
 )";
 
+// A named barrier for 128 threads in a block of 64: every work-item waits at it for ever. (Its
+// own module: the barrier's LDS words would move the other module's LDS variables.)
+const char *NamedDeadlock = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry named_deadlock()
+{
+  bar.sync 1, 128;
+  ret;
+}
+)";
+
 /// Launches and requires failure; returns the fault's kind (amdgpu::FaultKind::Other for an
 /// error that is not a kernel fault) and text.
 std::pair<amdgpu::FaultKind, std::string> launchFault(host::LoadedModule &M, const char *Kernel,
@@ -213,6 +226,18 @@ TEST_CASE("a barrier that some work-items never reach is a detected deadlock", "
                       Catch::Contains("16 work-items wait at it") &&
                       Catch::Contains("work-items 16-63 never reached it") &&
                       Catch::Contains("work-item 16 (16,0,0) was running"));
+    deviceStillWorks(Target);
+  }
+}
+
+TEST_CASE("a named barrier that never completes is a detected deadlock", "[errors]") {
+  for (const char *Target : WaveTargets) {
+    INFO(Target);
+    auto M = loadText(NamedDeadlock, Target);
+    std::string E = stalledLaunch(*M, "named_deadlock", {});
+    CHECK_THAT(E, Catch::Contains("kernel 'named_deadlock'") &&
+                      Catch::Contains("no progress for 150 ms") &&
+                      Catch::Contains("work-items 0-63 spin with s_sleep"));
     deviceStillWorks(Target);
   }
 }
