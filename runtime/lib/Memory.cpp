@@ -47,7 +47,7 @@ cudaError_t release(void *Ptr, bool Host) {
     std::lock_guard<std::mutex> Lock(C->Mutex);
     auto It = C->Allocations.find(uintptr_t(Ptr));
     bool IsHost = It != C->Allocations.end() && It->second.Kind == loader::MemoryKind::HostPinned;
-    if (It == C->Allocations.end() || IsHost != Host || It->second.Registered)
+    if (It == C->Allocations.end() || IsHost != Host || It->second.Registered || It->second.Mapped)
       return fail(Host ? cudaErrorInvalidHostPointer : cudaErrorInvalidDevicePointer,
                   formatv("{0} was not allocated by {1}", Ptr,
                           Host ? "cudaMallocHost/cudaHostAlloc" : "cudaMalloc/cudaMallocManaged")
