@@ -154,6 +154,35 @@ cudaError_t misaligned(const char *What, uint64_t Value, size_t Granule) {
 
 namespace ptx2amd::runtime {
 
+// Reserved addresses that nothing is mapped at, or mapped without access, would fault the
+// host's copy (the host device) or the DMA engine: refused here instead.
+cudaError_t checkMappedAccess(const void *P, size_t Bytes, bool Write) {
+  VmmState &V = vmm();
+  std::lock_guard<std::mutex> Lock(V.Mutex);
+  if (V.Reservations.empty() || !Bytes)
+    return cudaSuccess;
+  const uintptr_t Begin = uintptr_t(P), End = Begin + Bytes;
+  auto Res = V.Reservations.upper_bound(Begin);
+  bool Reserved =
+      Res != V.Reservations.begin() && Begin - std::prev(Res)->first < std::prev(Res)->second;
+  Reserved |= Res != V.Reservations.end() && Res->first < End;
+  if (!Reserved)
+    return cudaSuccess;
+  for (uintptr_t At = Begin; At < End;) {
+    auto It = findMapping(V, At);
+    if (It == V.Mappings.end())
+      return fail(cudaErrorInvalidValue,
+                  formatv("{0:x} is reserved but not mapped (cuMemMap)", At).str());
+    if (It->second.Access != AccessReadWrite && (Write || It->second.Access != AccessRead))
+      return fail(cudaErrorInvalidValue,
+                  formatv("{0:x} is mapped without {1} access (cuMemSetAccess)", At,
+                          Write ? "write" : "read")
+                      .str());
+    At = It->first + It->second.Bytes;
+  }
+  return cudaSuccess;
+}
+
 bool mappingAttributes(const void *P, int &HandleTypes, int &Access) {
   VmmState &V = vmm();
   std::lock_guard<std::mutex> Lock(V.Mutex);

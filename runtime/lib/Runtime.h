@@ -282,6 +282,10 @@ cudaError_t release(void *Ptr, bool Host);
 std::optional<std::pair<uintptr_t, Allocation>> findAllocation(Context &C, const void *P);
 /// Whether \p P points into memory that only the device addresses (cudaMalloc).
 bool isDeviceMemory(Context &C, const void *P);
+/// Whether [P, P + Bytes) may be read (or written, when \p Write) as far as virtual memory
+/// management says (DriverVirtualMemory.cpp): a range that reaches reserved addresses must lie
+/// in mappings whose access allows it. Other memory is not its concern.
+cudaError_t checkMappedAccess(const void *P, size_t Bytes, bool Write);
 /// Copies \p Bytes after the earlier work of \p S; \p Wait: and waits for it.
 cudaError_t copy(void *Dst, const void *Src, size_t Bytes, cudaMemcpyKind Kind, cudaStream_t S,
                  bool Wait);

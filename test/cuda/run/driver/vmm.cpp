@@ -87,11 +87,12 @@ int main() {
          got.requestedHandleTypes == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
   CU(cuMemRelease(retained));
 
-  // No access until it is set.
+  // No access until it is set: a memset is refused, the process goes on.
   CUmemLocation where = {CU_MEM_LOCATION_TYPE_DEVICE, dev};
   unsigned long long access = 99;
   CU(cuMemGetAccess(&access, &where, base));
   EXPECT(access == CU_MEM_ACCESS_FLAGS_PROT_NONE);
+  EXPECT(cuMemsetD8(base + chunk - 8, 0, 16) != CUDA_SUCCESS);
   CUmemAccessDesc desc = {};
   desc.location = where;
   desc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
@@ -191,6 +192,7 @@ int main() {
   EXPECT(cuMemFree(base) == CUDA_ERROR_INVALID_VALUE);
   CU(cuMemUnmap(base, total));
   EXPECT(cuMemGetAccess(&access, &where, base) == CUDA_ERROR_INVALID_VALUE);
+  EXPECT(cuMemcpyDtoH(y.data(), base, 64) != CUDA_SUCCESS);
   CU(cuMemAddressFree(base, total));
   EXPECT(cuMemAddressFree(base, total) == CUDA_ERROR_INVALID_VALUE);
 
