@@ -1,7 +1,8 @@
 //===- ptx2amd/loader/Device.h - the device interface of the runtime -*- C++ -*-===//
 //
-// What the CUDA runtime replacement (runtime/) asks of a device: properties, memory, code
-// objects and their kernels and globals, launches, streams and events. Two implementations:
+// What the CUDA runtime replacement (runtime/) asks of a device: properties, memory (virtual
+// memory management too), code objects and their kernels and globals, launches, streams and
+// events. Two implementations:
 // HSA (HsaDevice.h, an AMD GPU through ROCr) and the host backend (HostDeviceAdapter.cpp, the CPU
 // through host-backend/). ModuleLoader.h turns fatbins and PTX into what a device loads.
 //
