@@ -4,6 +4,7 @@
 // the other: CUDA allows any order within a batch, and the hints of its attributes (where
 // managed memory should be, overlap with compute) change nothing with one memory.
 
+#include "Graphs.h"
 #include "Runtime.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -96,8 +97,9 @@ cudaError_t copyBatch(void *const *Dsts, const void *const *Srcs, const size_t *
         *FailIdx = I;
       return E;
     }
-  // Sources that are only valid during the call must have been read when it returns.
-  return WaitForSources ? synchronizeStream(S) : cudaSuccess;
+  // Sources that are only valid during the call must have been read when it returns (a
+  // captured batch copies when its graph runs: there is nothing to wait for).
+  return WaitForSources && !isCapturing(S) ? synchronizeStream(S) : cudaSuccess;
 }
 
 cudaError_t copy3DBatch(size_t NumOps, const cudaMemcpy3DBatchOp *Ops, unsigned long long Flags,
@@ -159,7 +161,7 @@ cudaError_t copy3DBatch(size_t NumOps, const cudaMemcpy3DBatchOp *Ops, unsigned 
       return E;
     }
   }
-  return WaitForSources ? synchronizeStream(S) : cudaSuccess;
+  return WaitForSources && !isCapturing(S) ? synchronizeStream(S) : cudaSuccess;
 }
 
 } // namespace ptx2amd::runtime

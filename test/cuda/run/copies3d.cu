@@ -2,8 +2,9 @@
 // cudaMemcpy3D host to device, device to device and device to host between boxes of different
 // pitches, slice heights and positions, cudaMemset3D on a sub-box, a kernel over the pitched
 // memory, the asynchronous forms on a stream, cudaMemcpy3DPeer and cudaMemcpyPeer on device 0,
-// and batches (cudaMemcpyBatchAsync, cudaMemcpy3DBatchAsync). Every byte is checked against a
-// model of the memories on the CPU. CUDA arrays are refused (not supported yet).
+// batches (cudaMemcpyBatchAsync, cudaMemcpy3DBatchAsync), and a 3D copy and a batch captured into
+// a graph. Every byte is checked against a model of the memories on the CPU. CUDA arrays are
+// refused (not supported yet).
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -240,6 +241,46 @@ int main() {
     CK(cudaGetLastError() == cudaErrorInvalidValue ? cudaSuccess : cudaErrorUnknown);
     CK(cudaFree(a));
     CK(cudaFree(b));
+  }
+
+  // Captured into a graph, a 3D copy and a batch copy when the graph runs (pinned host memory,
+  // as capture asks).
+  {
+    unsigned char *src = nullptr, *dst = nullptr, *d = nullptr;
+    CK(cudaMallocHost(&src, 512));
+    CK(cudaMallocHost(&dst, 256));
+    CK(cudaMalloc(&d, 256));
+    for (int i = 0; i < 512; ++i)
+      src[i] = (unsigned char)(i ^ 0x5c);
+    memset(dst, 0, 256);
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    cudaMemcpy3DParms p = {}; // every other row of 32 of src into 16 packed rows
+    p.srcPtr = make_cudaPitchedPtr(src, 32, 32, 16);
+    p.dstPtr = make_cudaPitchedPtr(d, 16, 16, 16);
+    p.extent = make_cudaExtent(16, 16, 1);
+    p.kind = cudaMemcpyHostToDevice;
+    CK(cudaMemcpy3DAsync(&p, s));
+    void *dsts[1] = {dst};
+    const void *srcs[1] = {d};
+    size_t sizes[1] = {256}, idx = 0;
+    cudaMemcpyAttributes a = {};
+    a.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+    CK(cudaMemcpyBatchAsync(dsts, srcs, sizes, 1, &a, &idx, 1, s));
+    CK(cudaStreamEndCapture(s, &g));
+    EXPECT(dst[17] == 0);
+    CK(cudaGraphInstantiate(&ge, g, 0));
+    CK(cudaGraphLaunch(ge, s));
+    CK(cudaStreamSynchronize(s));
+    for (int y = 0; y < 16; ++y)
+      for (int x = 0; x < 16; ++x)
+        EXPECT(dst[y * 16 + x] == src[y * 32 + x]);
+    CK(cudaGraphExecDestroy(ge));
+    CK(cudaGraphDestroy(g));
+    CK(cudaFree(d));
+    CK(cudaFreeHost(dst));
+    CK(cudaFreeHost(src));
   }
 
   // A 3D batch between pointers: a box of dev2 (rows of 96, slices of 21) to packed host memory.
