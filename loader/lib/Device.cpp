@@ -35,6 +35,21 @@ bool Module::declaresKernel(StringRef Name) {
   return false;
 }
 
+// A device without virtual memory management says so for each of its calls.
+static Error noVirtualMemory() {
+  return createStringError(inconvertibleErrorCode(), "the device has no virtual memory management");
+}
+Expected<void *> Device::reserveAddressRange(size_t, size_t, void *) { return noVirtualMemory(); }
+Error Device::freeAddressRange(void *, size_t) { return noVirtualMemory(); }
+Expected<std::unique_ptr<PhysicalMemory>> Device::createPhysical(size_t) {
+  return noVirtualMemory();
+}
+Error Device::map(void *, size_t, PhysicalMemory &, size_t) { return noVirtualMemory(); }
+Error Device::unmap(void *, size_t) { return noVirtualMemory(); }
+Error Device::setAccess(void *, size_t, bool, bool) { return noVirtualMemory(); }
+Expected<int> Device::exportPhysical(PhysicalMemory &) { return noVirtualMemory(); }
+Expected<std::unique_ptr<PhysicalMemory>> Device::importPhysical(int) { return noVirtualMemory(); }
+
 Expected<DeviceChoice> parseDeviceChoice(StringRef Value) {
   auto C = StringSwitch<std::optional<DeviceChoice>>(Value)
                .Cases({"", "auto"}, DeviceChoice::Auto)

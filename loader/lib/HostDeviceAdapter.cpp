@@ -8,6 +8,10 @@
 // launch at a time on its workers anyway). So every stream is always idle when a call returns,
 // streams need no worker of their own, a launch's failure is launch()'s error (synchronize()
 // has nothing left to report) and an event records the time at which record() is called.
+//
+// Virtual memory management is the process's own: a reservation is an inaccessible anonymous
+// mapping, physical memory a memfd (so it exports as a file descriptor), mapped over the
+// reservation with MAP_FIXED | MAP_SHARED, and access is mprotect().
 
 #include "ptx2amd/loader/Device.h"
 #include "ptx2amd/loader/ModuleLoader.h"
@@ -18,14 +22,20 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -90,6 +100,18 @@ Expected<GlobalSymbol> HostModule::global(StringRef VarName) {
 
 class HostStream final : public Stream {};
 
+/// Physical memory of virtual memory management: a memfd of its size.
+class HostPhysical final : public PhysicalMemory {
+public:
+  HostPhysical(int Fd, size_t Bytes) : Fd(Fd), Bytes(Bytes) {}
+  ~HostPhysical() override { ::close(Fd); }
+  size_t size() const override { return Bytes; }
+  const int Fd;
+  const size_t Bytes;
+};
+
+Error systemError(const Twine &What) { return makeError(What + ": " + std::strerror(errno)); }
+
 class HostEvent final : public Event {
 public:
   std::mutex Mutex;
@@ -118,12 +140,24 @@ public:
   Error synchronize(Event &E) override;
   Expected<bool> isComplete(Event &E) override;
   Expected<float> elapsedMs(Event &Start, Event &End) override;
+  Expected<void *> reserveAddressRange(size_t Bytes, size_t Alignment, void *Hint) override;
+  Error freeAddressRange(void *Start, size_t Bytes) override;
+  Expected<std::unique_ptr<PhysicalMemory>> createPhysical(size_t Bytes) override;
+  Error map(void *At, size_t Bytes, PhysicalMemory &P, size_t Offset) override;
+  Error unmap(void *At, size_t Bytes) override;
+  Error setAccess(void *At, size_t Bytes, bool Read, bool Write) override;
+  Expected<int> exportPhysical(PhysicalMemory &P) override;
+  Expected<std::unique_ptr<PhysicalMemory>> importPhysical(int Fd) override;
 
 private:
+  /// Whether [At, At + Bytes) is granule-aligned and inside one reserved range (AllocMutex held).
+  bool reserved(const void *At, size_t Bytes) const;
+
   std::unique_ptr<host::Device> Impl;
   DeviceProperties Props;
   std::mutex AllocMutex;
   std::map<const void *, size_t> Allocations; ///< what release() accepts
+  std::map<uintptr_t, size_t> Reservations;   ///< what freeAddressRange() accepts
 };
 
 HostDevice::HostDevice(std::unique_ptr<host::Device> D, const amdgpu::Target &T,
@@ -139,6 +173,10 @@ HostDevice::HostDevice(std::unique_ptr<host::Device> D, const amdgpu::Target &T,
   long Pages = sysconf(_SC_PHYS_PAGES), PageSize = sysconf(_SC_PAGESIZE);
   Props.GlobalMemoryBytes = Pages > 0 && PageSize > 0 ? uint64_t(Pages) * uint64_t(PageSize) : 0;
   Props.Format = ModuleFormat::Ptx;
+  // The page is what mmap() maps; huge pages are what large mappings are best made of.
+  Props.VirtualMemoryGranule = PageSize > 0 ? uint64_t(PageSize) : 4096;
+  Props.VirtualMemoryRecommendedGranule = std::max<uint64_t>(Props.VirtualMemoryGranule, 2 << 20);
+  Props.ShareableFileDescriptors = true;
 }
 
 Expected<void *> HostDevice::allocate(size_t Bytes, MemoryKind) {
@@ -174,6 +212,122 @@ Error HostDevice::memset(void *Dst, uint8_t Value, size_t Bytes, Stream *) {
   if (Bytes)
     std::memset(Dst, Value, Bytes);
   return Error::success();
+}
+
+bool HostDevice::reserved(const void *At, size_t Bytes) const {
+  const uintptr_t Begin = uintptr_t(At), Granule = Props.VirtualMemoryGranule;
+  if (!Bytes || Begin % Granule || Bytes % Granule)
+    return false;
+  auto It = Reservations.upper_bound(Begin);
+  if (It == Reservations.begin())
+    return false;
+  --It;
+  return Begin - It->first <= It->second && Bytes <= It->second - (Begin - It->first);
+}
+
+Expected<void *> HostDevice::reserveAddressRange(size_t Bytes, size_t Alignment, void *Hint) {
+  const size_t Granule = Props.VirtualMemoryGranule;
+  const size_t Align = std::max(Alignment, Granule);
+  if (!Bytes || Bytes % Granule || (Align & (Align - 1)))
+    return makeError("reserving " + Twine(Bytes) + " bytes aligned to " + Twine(Alignment));
+  // mmap() aligns to pages only: a larger alignment takes more and gives back the ends.
+  const size_t Extra = Align > Granule ? Align : 0;
+  if (Bytes + Extra < Bytes)
+    return makeError("reserving " + Twine(Bytes) + " bytes: too many");
+  void *P =
+      ::mmap(Hint, Bytes + Extra, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (P == MAP_FAILED)
+    return systemError("reserving " + Twine(Bytes) + " bytes of addresses");
+  const uintptr_t Begin = uintptr_t(P), Start = alignTo(Begin, Align);
+  if (Start > Begin)
+    ::munmap(P, Start - Begin);
+  if (Begin + Bytes + Extra > Start + Bytes)
+    ::munmap(reinterpret_cast<void *>(Start + Bytes), Begin + Bytes + Extra - (Start + Bytes));
+  std::lock_guard<std::mutex> Lock(AllocMutex);
+  Reservations.emplace(Start, Bytes);
+  return reinterpret_cast<void *>(Start);
+}
+
+Error HostDevice::freeAddressRange(void *Start, size_t Bytes) {
+  std::lock_guard<std::mutex> Lock(AllocMutex);
+  auto It = Reservations.find(uintptr_t(Start));
+  if (It == Reservations.end() || It->second != Bytes)
+    return makeError("freeing " + Twine(Bytes) + " bytes at " + utohexstr(uintptr_t(Start)) +
+                     ", which is not a reserved range");
+  if (::munmap(Start, Bytes) != 0)
+    return systemError("freeing a reserved range");
+  Reservations.erase(It);
+  return Error::success();
+}
+
+Expected<std::unique_ptr<PhysicalMemory>> HostDevice::createPhysical(size_t Bytes) {
+  if (!Bytes || Bytes % Props.VirtualMemoryGranule)
+    return makeError("physical memory of " + Twine(Bytes) + " bytes");
+  int Fd = ::memfd_create("ptx2amd-physical", MFD_CLOEXEC);
+  if (Fd < 0)
+    return systemError("memfd_create");
+  // A new file's bytes read as zero, as cuMemCreate's memory does.
+  if (::ftruncate(Fd, off_t(Bytes)) != 0) {
+    Error E = systemError("sizing physical memory of " + Twine(Bytes) + " bytes");
+    ::close(Fd);
+    return E;
+  }
+  return std::make_unique<HostPhysical>(Fd, Bytes);
+}
+
+Error HostDevice::map(void *At, size_t Bytes, PhysicalMemory &P, size_t Offset) {
+  auto &Phys = static_cast<HostPhysical &>(P);
+  std::lock_guard<std::mutex> Lock(AllocMutex);
+  if (!reserved(At, Bytes) || Offset % Props.VirtualMemoryGranule || Offset > Phys.Bytes ||
+      Bytes > Phys.Bytes - Offset)
+    return makeError("mapping " + Twine(Bytes) + " bytes at offset " + Twine(Offset) + " to " +
+                     utohexstr(uintptr_t(At)));
+  void *Got = ::mmap(At, Bytes, PROT_NONE, MAP_SHARED | MAP_FIXED, Phys.Fd, off_t(Offset));
+  if (Got == MAP_FAILED)
+    return systemError("mapping physical memory");
+  return Error::success();
+}
+
+Error HostDevice::unmap(void *At, size_t Bytes) {
+  std::lock_guard<std::mutex> Lock(AllocMutex);
+  if (!reserved(At, Bytes))
+    return makeError("unmapping " + Twine(Bytes) + " bytes at " + utohexstr(uintptr_t(At)));
+  // Back to a reservation: inaccessible addresses that nothing else may take.
+  if (::mmap(At, Bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
+             0) == MAP_FAILED)
+    return systemError("unmapping physical memory");
+  return Error::success();
+}
+
+Error HostDevice::setAccess(void *At, size_t Bytes, bool Read, bool Write) {
+  {
+    std::lock_guard<std::mutex> Lock(AllocMutex);
+    if (!reserved(At, Bytes))
+      return makeError("access to " + Twine(Bytes) + " bytes at " + utohexstr(uintptr_t(At)));
+  }
+  int Prot = Write ? PROT_READ | PROT_WRITE : Read ? PROT_READ : PROT_NONE;
+  if (::mprotect(At, Bytes, Prot) != 0)
+    return systemError("setting access");
+  return Error::success();
+}
+
+Expected<int> HostDevice::exportPhysical(PhysicalMemory &P) {
+  int Fd = ::fcntl(static_cast<HostPhysical &>(P).Fd, F_DUPFD_CLOEXEC, 0);
+  if (Fd < 0)
+    return systemError("exporting physical memory");
+  return Fd;
+}
+
+Expected<std::unique_ptr<PhysicalMemory>> HostDevice::importPhysical(int Fd) {
+  struct stat St;
+  if (::fstat(Fd, &St) != 0)
+    return systemError("importing file descriptor " + Twine(Fd));
+  if (!S_ISREG(St.st_mode) || St.st_size <= 0 || uint64_t(St.st_size) % Props.VirtualMemoryGranule)
+    return makeError("file descriptor " + Twine(Fd) + " is not physical memory of this device");
+  int Own = ::fcntl(Fd, F_DUPFD_CLOEXEC, 0);
+  if (Own < 0)
+    return systemError("importing file descriptor " + Twine(Fd));
+  return std::make_unique<HostPhysical>(Own, size_t(St.st_size));
 }
 
 Expected<std::unique_ptr<Module>> HostDevice::loadModule(const ModuleImage &Image) {

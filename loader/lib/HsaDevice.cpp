@@ -4,6 +4,10 @@
 // completion signal reaches 0: kernels and event markers are packets of the stream's queue (the
 // barrier bit keeps them in order), copies run on ROCr's DMA path and are ordered by signal
 // dependencies. Finished work is reclaimed (signal destroyed, kernarg memory freed) lazily.
+//
+// Virtual memory management goes through ROCr's hsa_amd_vmem_* API (ROCm 6.0 on), looked up
+// when the device is made: the ROCr this is built against may predate it, and where the loaded
+// one lacks it the device reports no virtual memory management.
 
 #include "ptx2amd/loader/HsaDevice.h"
 
@@ -22,10 +26,12 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <dlfcn.h>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <unistd.h>
 
 using namespace llvm;
@@ -146,6 +152,57 @@ hsa_status_t collectPool(hsa_amd_memory_pool_t P, void *Data) {
 
 class HsaDevice;
 
+/// ROCr's virtual memory API, as hsa_ext_amd.h of ROCm 6 declares it (written here: the headers
+/// this builds with may not have it). All of it or nothing: load() says which.
+struct VmemApi {
+  struct Handle {
+    uint64_t handle;
+  };
+  struct AccessDesc {
+    hsa_access_permission_t permissions;
+    hsa_agent_t agent_handle;
+  };
+  static constexpr int MemoryTypePinned = 1; // hsa_amd_memory_type_t's MEMORY_TYPE_PINNED
+
+  hsa_status_t (*AddressReserve)(void **Va, size_t Size, uint64_t Address, uint64_t Flags);
+  hsa_status_t (*AddressReserveAlign)(void **Va, size_t Size, uint64_t Address, uint64_t Align,
+                                      uint64_t Flags); ///< ROCm 6.2 on; may be null
+  hsa_status_t (*AddressFree)(void *Va, size_t Size);
+  hsa_status_t (*HandleCreate)(hsa_amd_memory_pool_t Pool, size_t Size, int Type, uint64_t Flags,
+                               Handle *Out);
+  hsa_status_t (*HandleRelease)(Handle H);
+  hsa_status_t (*Map)(void *Va, size_t Size, size_t Offset, Handle H, uint64_t Flags);
+  hsa_status_t (*Unmap)(void *Va, size_t Size);
+  hsa_status_t (*SetAccess)(void *Va, size_t Size, const AccessDesc *Desc, size_t Count);
+  hsa_status_t (*ExportShareable)(int *DmabufFd, Handle H, uint64_t Flags);
+  hsa_status_t (*ImportShareable)(int DmabufFd, Handle *Out);
+
+  bool load() {
+    auto Find = [](auto &Fn, const char *Name) {
+      Fn = reinterpret_cast<std::remove_reference_t<decltype(Fn)>>(dlsym(RTLD_DEFAULT, Name));
+      return Fn != nullptr;
+    };
+    Find(AddressReserveAlign, "hsa_amd_vmem_address_reserve_align");
+    return Find(AddressReserve, "hsa_amd_vmem_address_reserve") &&
+           Find(AddressFree, "hsa_amd_vmem_address_free") &&
+           Find(HandleCreate, "hsa_amd_vmem_handle_create") &&
+           Find(HandleRelease, "hsa_amd_vmem_handle_release") && Find(Map, "hsa_amd_vmem_map") &&
+           Find(Unmap, "hsa_amd_vmem_unmap") && Find(SetAccess, "hsa_amd_vmem_set_access") &&
+           Find(ExportShareable, "hsa_amd_vmem_export_shareable_handle") &&
+           Find(ImportShareable, "hsa_amd_vmem_import_shareable_handle");
+  }
+};
+
+class HsaPhysical final : public PhysicalMemory {
+public:
+  HsaPhysical(const VmemApi &Api, VmemApi::Handle H, size_t Bytes) : Api(Api), H(H), Bytes(Bytes) {}
+  ~HsaPhysical() override { Api.HandleRelease(H); }
+  size_t size() const override { return Bytes; }
+  const VmemApi &Api;
+  const VmemApi::Handle H;
+  const size_t Bytes;
+};
+
 /// A stream: an AQL queue and the work in flight on it, oldest first.
 /// A module's device output buffer (device printf and assertion records) in fine-grained host
 /// memory. Shared by the module and the streams that ran its kernels since their last
@@ -233,8 +290,21 @@ public:
   Error synchronize(Event &E) override;
   Expected<bool> isComplete(Event &E) override;
   Expected<float> elapsedMs(Event &Start, Event &End) override;
+  Expected<void *> reserveAddressRange(size_t Bytes, size_t Alignment, void *Hint) override;
+  Error freeAddressRange(void *Start, size_t Bytes) override;
+  Expected<std::unique_ptr<PhysicalMemory>> createPhysical(size_t Bytes) override;
+  Error map(void *At, size_t Bytes, PhysicalMemory &P, size_t Offset) override;
+  Error unmap(void *At, size_t Bytes) override;
+  Error setAccess(void *At, size_t Bytes, bool Read, bool Write) override;
+  Expected<int> exportPhysical(PhysicalMemory &P) override;
+  Expected<std::unique_ptr<PhysicalMemory>> importPhysical(int Fd) override;
+  /// Whether \p Ptr lies in memory map() mapped (the copy engine takes it as the GPU's).
+  bool inMapping(const void *Ptr);
 
   hsa_agent_t Gpu{}, Cpu{};
+  VmemApi Vmem{};
+  std::mutex VmemMutex;
+  std::map<uintptr_t, size_t> Mapped; ///< by start; guarded by VmemMutex
   Pools Mem;
   DeviceProperties Props;
   hsa_profile_t Profile = HSA_PROFILE_BASE;
@@ -333,6 +403,12 @@ Expected<std::unique_ptr<HsaDevice>> HsaDevice::create() {
   D->Profile = agentInfo<hsa_profile_t>(D->Gpu, HSA_AGENT_INFO_PROFILE);
   hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &D->TimestampHz);
   D->TimestampHz = std::max<uint64_t>(D->TimestampHz, 1);
+  if (D->Vmem.load()) {
+    P.VirtualMemoryGranule =
+        poolInfo<size_t>(D->Mem.Device, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE);
+    P.VirtualMemoryRecommendedGranule = P.VirtualMemoryGranule;
+    P.ShareableFileDescriptors = P.VirtualMemoryGranule != 0; // dma-buf file descriptors
+  }
   // Enough packets for deep streams; a full queue only makes launch() wait for a free slot.
   D->QueueSize =
       std::min<uint32_t>(agentInfo<uint32_t>(D->Gpu, HSA_AGENT_INFO_QUEUE_MAX_SIZE), 4096);
@@ -500,6 +576,94 @@ Error HsaDevice::unregisterHostMemory(void *Ptr) {
   return Error::success();
 }
 
+Error noVmem() { return makeError("ROCr has no virtual memory API (hsa_amd_vmem_*)"); }
+
+bool HsaDevice::inMapping(const void *Ptr) {
+  std::lock_guard<std::mutex> Lock(VmemMutex);
+  auto It = Mapped.upper_bound(uintptr_t(Ptr));
+  return It != Mapped.begin() && uintptr_t(Ptr) - std::prev(It)->first < std::prev(It)->second;
+}
+
+Expected<void *> HsaDevice::reserveAddressRange(size_t Bytes, size_t Alignment, void *Hint) {
+  if (!Props.VirtualMemoryGranule)
+    return noVmem();
+  void *P = nullptr;
+  if (Alignment > Props.VirtualMemoryGranule) {
+    if (!Vmem.AddressReserveAlign)
+      return makeError("reserving addresses aligned to " + Twine(Alignment) +
+                       ": ROCr has no hsa_amd_vmem_address_reserve_align");
+    PTX2AMD_HSA_CHECK(Vmem.AddressReserveAlign(&P, Bytes, uint64_t(uintptr_t(Hint)), Alignment, 0));
+  } else {
+    PTX2AMD_HSA_CHECK(Vmem.AddressReserve(&P, Bytes, uint64_t(uintptr_t(Hint)), 0));
+  }
+  return P;
+}
+
+Error HsaDevice::freeAddressRange(void *Start, size_t Bytes) {
+  if (!Props.VirtualMemoryGranule)
+    return noVmem();
+  PTX2AMD_HSA_CHECK(Vmem.AddressFree(Start, Bytes));
+  return Error::success();
+}
+
+Expected<std::unique_ptr<PhysicalMemory>> HsaDevice::createPhysical(size_t Bytes) {
+  if (!Props.VirtualMemoryGranule)
+    return noVmem();
+  VmemApi::Handle H{};
+  PTX2AMD_HSA_CHECK(Vmem.HandleCreate(Mem.Device, Bytes, VmemApi::MemoryTypePinned, 0, &H));
+  return std::make_unique<HsaPhysical>(Vmem, H, Bytes);
+}
+
+Error HsaDevice::map(void *At, size_t Bytes, PhysicalMemory &P, size_t Offset) {
+  if (!Props.VirtualMemoryGranule)
+    return noVmem();
+  PTX2AMD_HSA_CHECK(Vmem.Map(At, Bytes, Offset, static_cast<HsaPhysical &>(P).H, 0));
+  std::lock_guard<std::mutex> Lock(VmemMutex);
+  Mapped[uintptr_t(At)] = Bytes;
+  return Error::success();
+}
+
+Error HsaDevice::unmap(void *At, size_t Bytes) {
+  if (!Props.VirtualMemoryGranule)
+    return noVmem();
+  PTX2AMD_HSA_CHECK(Vmem.Unmap(At, Bytes));
+  std::lock_guard<std::mutex> Lock(VmemMutex);
+  Mapped.erase(uintptr_t(At));
+  return Error::success();
+}
+
+// The GPU's access; the host reaches this memory through copies, as CUDA's device memory.
+Error HsaDevice::setAccess(void *At, size_t Bytes, bool Read, bool Write) {
+  if (!Props.VirtualMemoryGranule)
+    return noVmem();
+  VmemApi::AccessDesc D{Write  ? HSA_ACCESS_PERMISSION_RW
+                        : Read ? HSA_ACCESS_PERMISSION_RO
+                               : hsa_access_permission_t(0),
+                        Gpu};
+  PTX2AMD_HSA_CHECK(Vmem.SetAccess(At, Bytes, &D, 1));
+  return Error::success();
+}
+
+Expected<int> HsaDevice::exportPhysical(PhysicalMemory &P) {
+  if (!Props.VirtualMemoryGranule)
+    return noVmem();
+  int Fd = -1;
+  PTX2AMD_HSA_CHECK(Vmem.ExportShareable(&Fd, static_cast<HsaPhysical &>(P).H, 0));
+  return Fd;
+}
+
+Expected<std::unique_ptr<PhysicalMemory>> HsaDevice::importPhysical(int Fd) {
+  if (!Props.VirtualMemoryGranule)
+    return noVmem();
+  // The dma-buf's size is its file's.
+  off_t Bytes = ::lseek(Fd, 0, SEEK_END);
+  if (Bytes <= 0)
+    return makeError("file descriptor " + Twine(Fd) + " is not device memory");
+  VmemApi::Handle H{};
+  PTX2AMD_HSA_CHECK(Vmem.ImportShareable(Fd, &H));
+  return std::make_unique<HsaPhysical>(Vmem, H, size_t(Bytes));
+}
+
 /// One side of a copy: the address and agent ROCr's copy engine takes, and host memory locked
 /// for the copy (unlocked after it).
 struct CopySide {
@@ -512,6 +676,8 @@ Error HsaDevice::copy(void *Dst, const void *Src, size_t Bytes, CopyKind Kind, S
   if (Bytes == 0)
     return Error::success();
   auto Side = [&](const void *Ptr, bool Host) -> Expected<CopySide> {
+    if (inMapping(Ptr))
+      return CopySide{const_cast<void *>(Ptr), Gpu};
     hsa_amd_pointer_info_t Info = pointerInfo(Ptr);
     if (Info.type == HSA_EXT_POINTER_TYPE_HSA)
       return CopySide{const_cast<void *>(Ptr), Info.agentOwner};

@@ -249,6 +249,91 @@ typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
 typedef struct CUkern_st *cudaKernel_t;
 
+// 3D copies and sets of linear memory (cudaMemcpy3D, cudaMemset3D, cudaMalloc3D): widths and
+// x positions in bytes, rows a pitch apart, slices ysize rows apart.
+struct cudaPos {
+  size_t x, y, z;
+};
+struct cudaExtent {
+  size_t width, height, depth;
+};
+struct cudaPitchedPtr {
+  void *ptr;
+  size_t pitch;
+  size_t xsize, ysize;
+};
+static_assert(sizeof(cudaPitchedPtr) == 32 && sizeof(cudaExtent) == 24);
+
+struct cudaMemcpy3DParms {
+  struct cudaArray *srcArray;
+  cudaPos srcPos;
+  cudaPitchedPtr srcPtr;
+  struct cudaArray *dstArray;
+  cudaPos dstPos;
+  cudaPitchedPtr dstPtr;
+  cudaExtent extent;
+  cudaMemcpyKind kind;
+};
+static_assert(sizeof(cudaMemcpy3DParms) == 160 && offsetof(cudaMemcpy3DParms, kind) == 152);
+
+struct cudaMemcpy3DPeerParms {
+  struct cudaArray *srcArray;
+  cudaPos srcPos;
+  cudaPitchedPtr srcPtr;
+  int srcDevice;
+  struct cudaArray *dstArray;
+  cudaPos dstPos;
+  cudaPitchedPtr dstPtr;
+  int dstDevice;
+  cudaExtent extent;
+};
+static_assert(sizeof(cudaMemcpy3DPeerParms) == 168 &&
+              offsetof(cudaMemcpy3DPeerParms, dstDevice) == 136);
+
+// Batched copies (CUDA 12.8): the runtime's and the driver's structures are the same.
+enum cudaMemcpySrcAccessOrder : int {
+  cudaMemcpySrcAccessOrderInvalid = 0,
+  cudaMemcpySrcAccessOrderStream = 1,
+  cudaMemcpySrcAccessOrderDuringApiCall = 2,
+  cudaMemcpySrcAccessOrderAny = 3,
+};
+struct cudaMemLocationAbi {
+  int type, id;
+};
+struct cudaMemcpyAttributes {
+  cudaMemcpySrcAccessOrder srcAccessOrder;
+  cudaMemLocationAbi srcLocHint, dstLocHint; ///< hints for managed memory: one memory here
+  unsigned flags;
+};
+static_assert(sizeof(cudaMemcpyAttributes) == 24);
+
+enum cudaMemcpy3DOperandType : int {
+  cudaMemcpyOperandTypePointer = 1,
+  cudaMemcpyOperandTypeArray = 2,
+};
+struct cudaMemcpy3DOperand {
+  cudaMemcpy3DOperandType type;
+  union {
+    struct {
+      void *ptr;
+      size_t rowLength;   ///< elements (bytes between pointers); 0: the copy's width
+      size_t layerHeight; ///< rows; 0: the copy's height
+      cudaMemLocationAbi locHint;
+    } ptr;
+    struct {
+      struct cudaArray *array;
+      size_t x, y, z;
+    } array;
+  } op;
+};
+struct cudaMemcpy3DBatchOp {
+  cudaMemcpy3DOperand src, dst;
+  cudaExtent extent;
+  cudaMemcpySrcAccessOrder srcAccessOrder;
+  unsigned flags;
+};
+static_assert(sizeof(cudaMemcpy3DOperand) == 40 && sizeof(cudaMemcpy3DBatchOp) == 112);
+
 } // extern "C"
 
 namespace ptx2amd::runtime {

@@ -120,6 +120,13 @@ cudaError_t functionOf(CUfunction F, KernelRecord *&Out);
 /// work.
 cudaError_t unloadModules(std::vector<FatbinRecord *> Modules);
 
+/// The copy a CUDA_MEMCPY3D describes (cuMemcpy3D, memcpy graph nodes), between linear memories:
+/// CUDA arrays are cudaErrorNotSupported.
+cudaError_t describeCopy3D(const CUDA_MEMCPY3D &C, Copy3D &Out);
+/// Of the cuMemMap mapping that \p P lies in (DriverVirtualMemory.cpp): the handle types its
+/// memory exports as and its access flags; false when \p P is in none.
+bool mappingAttributes(const void *P, int &HandleTypes, int &Access);
+
 } // namespace ptx2amd::runtime
 
 // The exported functions, as CUDA 13's cuda.h declares them (under their versioned names).
@@ -309,6 +316,46 @@ CUresult cuMemPoolGetAttribute(void *Pool, int Attribute, void *Value);
 CUresult cuMemPoolGetAccess(int *Flags, void *Pool, ptx2amd::runtime::MemLocation *Location);
 CUresult cuMemPoolSetAccess(void *Pool, const ptx2amd::runtime::MemAccessDesc *Descs, size_t Count);
 CUresult cuMemHostRegister_v2(void *Ptr, size_t Bytes, unsigned Flags);
+// 3D, peer and batched copies (DriverCopies.cpp).
+CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *Copy);
+CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *Copy, CUstream Stream);
+CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *Copy);
+CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *Copy, CUstream Stream);
+CUresult cuMemcpyPeer(CUdeviceptr Dst, CUcontext DstContext, CUdeviceptr Src, CUcontext SrcContext,
+                      size_t Bytes);
+CUresult cuMemcpyPeerAsync(CUdeviceptr Dst, CUcontext DstContext, CUdeviceptr Src,
+                           CUcontext SrcContext, size_t Bytes, CUstream Stream);
+CUresult cuMemcpyBatchAsync(CUdeviceptr *Dsts, CUdeviceptr *Srcs, size_t *Sizes, size_t Count,
+                            CUmemcpyAttributes *Attrs, size_t *AttrIdxs, size_t NumAttrs,
+                            size_t *FailIdx, CUstream Stream);
+CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *Dsts, CUdeviceptr *Srcs, size_t *Sizes, size_t Count,
+                               CUmemcpyAttributes *Attrs, size_t *AttrIdxs, size_t NumAttrs,
+                               CUstream Stream);
+CUresult cuMemcpy3DBatchAsync(size_t NumOps, CUDA_MEMCPY3D_BATCH_OP *Ops, size_t *FailIdx,
+                              unsigned long long Flags, CUstream Stream);
+CUresult cuMemcpy3DBatchAsync_v2(size_t NumOps, CUDA_MEMCPY3D_BATCH_OP *Ops,
+                                 unsigned long long Flags, CUstream Stream);
+// Virtual memory management (DriverVirtualMemory.cpp).
+CUresult cuMemGetAllocationGranularity(size_t *Granularity, const CUmemAllocationProp *Prop,
+                                       int Option);
+CUresult cuMemCreate(CUmemGenericAllocationHandle *Handle, size_t Bytes,
+                     const CUmemAllocationProp *Prop, unsigned long long Flags);
+CUresult cuMemRelease(CUmemGenericAllocationHandle Handle);
+CUresult cuMemAddressReserve(CUdeviceptr *Ptr, size_t Bytes, size_t Alignment, CUdeviceptr Addr,
+                             unsigned long long Flags);
+CUresult cuMemAddressFree(CUdeviceptr Ptr, size_t Bytes);
+CUresult cuMemMap(CUdeviceptr Ptr, size_t Bytes, size_t Offset, CUmemGenericAllocationHandle Handle,
+                  unsigned long long Flags);
+CUresult cuMemUnmap(CUdeviceptr Ptr, size_t Bytes);
+CUresult cuMemSetAccess(CUdeviceptr Ptr, size_t Bytes, const CUmemAccessDesc *Desc, size_t Count);
+CUresult cuMemGetAccess(unsigned long long *Flags, const CUmemLocation *Location, CUdeviceptr Ptr);
+CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *Handle, void *Addr);
+CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *Prop,
+                                                CUmemGenericAllocationHandle Handle);
+CUresult cuMemExportToShareableHandle(void *Shareable, CUmemGenericAllocationHandle Handle,
+                                      int Type, unsigned long long Flags);
+CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *Handle, void *OsHandle,
+                                        int Type);
 CUresult cuMemHostRegister(void *Ptr, size_t Bytes, unsigned Flags);
 CUresult cuMemHostUnregister(void *Ptr);
 CUresult cuMemHostGetFlags(unsigned *Flags, void *Ptr);

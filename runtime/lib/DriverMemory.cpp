@@ -126,12 +126,14 @@ bool pointerAttribute(Context &C, int Attribute, const void *P, void *Data, bool
   case 13: // MAPPED
     Put(int(Known));
     return true;
-  case 14: // ALLOWED_HANDLE_TYPES: none exportable
-    Put((unsigned long long)0);
+  case 14:   // ALLOWED_HANDLE_TYPES: only cuMemCreate's memory may be exportable
+  case 16: { // ACCESS_FLAGS: read-write, or what cuMemSetAccess set
+    int HandleTypes = 0, Access = Known ? 3 : 0;
+    if (Known && A->second.Mapped)
+      mappingAttributes(P, HandleTypes, Access);
+    Put((unsigned long long)(Attribute == 14 ? HandleTypes : Access));
     return true;
-  case 16: // ACCESS_FLAGS: read-write
-    Put((unsigned long long)(Known ? 3 : 0));
-    return true;
+  }
   case 17: // MEMPOOL_HANDLE: not from a pool
     Put((void *)nullptr);
     return true;

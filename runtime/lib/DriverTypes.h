@@ -152,6 +152,78 @@ struct CUDA_MEMCPY2D {
   size_t WidthInBytes, Height;
 };
 
+typedef struct CUarray_st *CUarray;
+
+struct CUDA_MEMCPY3D {
+  size_t srcXInBytes, srcY, srcZ, srcLOD;
+  CUmemorytype srcMemoryType;
+  const void *srcHost;
+  CUdeviceptr srcDevice;
+  CUarray srcArray;
+  void *reserved0;
+  size_t srcPitch, srcHeight;
+  size_t dstXInBytes, dstY, dstZ, dstLOD;
+  CUmemorytype dstMemoryType;
+  void *dstHost;
+  CUdeviceptr dstDevice;
+  CUarray dstArray;
+  void *reserved1;
+  size_t dstPitch, dstHeight;
+  size_t WidthInBytes, Height, Depth;
+};
+static_assert(sizeof(CUDA_MEMCPY3D) == 200 && offsetof(CUDA_MEMCPY3D, dstHeight) == 168);
+
+/// CUDA_MEMCPY3D with the contexts of both sides where it has reserved pointers.
+struct CUDA_MEMCPY3D_PEER {
+  size_t srcXInBytes, srcY, srcZ, srcLOD;
+  CUmemorytype srcMemoryType;
+  const void *srcHost;
+  CUdeviceptr srcDevice;
+  CUarray srcArray;
+  CUcontext srcContext;
+  size_t srcPitch, srcHeight;
+  size_t dstXInBytes, dstY, dstZ, dstLOD;
+  CUmemorytype dstMemoryType;
+  void *dstHost;
+  CUdeviceptr dstDevice;
+  CUarray dstArray;
+  CUcontext dstContext;
+  size_t dstPitch, dstHeight;
+  size_t WidthInBytes, Height, Depth;
+};
+static_assert(sizeof(CUDA_MEMCPY3D_PEER) == 200 && offsetof(CUDA_MEMCPY3D_PEER, dstContext) == 152);
+
+// Batched copies share the runtime's layouts.
+typedef cudaMemcpyAttributes CUmemcpyAttributes;
+typedef cudaMemcpy3DBatchOp CUDA_MEMCPY3D_BATCH_OP;
+
+// Virtual memory management.
+typedef unsigned long long CUmemGenericAllocationHandle;
+inline constexpr int CuMemAllocationTypePinned = 1;
+inline constexpr int CuMemHandleTypePosixFileDescriptor = 1;
+inline constexpr int CuMemLocationTypeDevice = 1;
+struct CUmemLocation {
+  int type, id;
+};
+struct CUmemAllocationProp {
+  int type;                 ///< CUmemAllocationType
+  int requestedHandleTypes; ///< CUmemAllocationHandleType bits
+  CUmemLocation location;
+  void *win32HandleMetaData;
+  struct {
+    unsigned char compressionType;
+    unsigned char gpuDirectRDMACapable;
+    unsigned short usage;
+    unsigned char reserved[4];
+  } allocFlags;
+};
+static_assert(sizeof(CUmemAllocationProp) == 32 && offsetof(CUmemAllocationProp, allocFlags) == 24);
+struct CUmemAccessDesc {
+  CUmemLocation location;
+  int flags; ///< CUmemAccess_flags: 0 none, 1 read, 3 read and write
+};
+static_assert(sizeof(CUmemAccessDesc) == 12);
+
 inline constexpr unsigned CuMemHostAllocDevicemap = 0x02;
 inline constexpr unsigned CuStreamNonBlocking = 0x1;
 inline constexpr unsigned CuEventDisableTiming = 0x2;

@@ -47,7 +47,7 @@ cudaError_t release(void *Ptr, bool Host) {
     std::lock_guard<std::mutex> Lock(C->Mutex);
     auto It = C->Allocations.find(uintptr_t(Ptr));
     bool IsHost = It != C->Allocations.end() && It->second.Kind == loader::MemoryKind::HostPinned;
-    if (It == C->Allocations.end() || IsHost != Host || It->second.Registered)
+    if (It == C->Allocations.end() || IsHost != Host || It->second.Registered || It->second.Mapped)
       return fail(Host ? cudaErrorInvalidHostPointer : cudaErrorInvalidDevicePointer,
                   formatv("{0} was not allocated by {1}", Ptr,
                           Host ? "cudaMallocHost/cudaHostAlloc" : "cudaMalloc/cudaMallocManaged")
@@ -99,6 +99,10 @@ cudaError_t copy(void *Dst, const void *Src, size_t Bytes, cudaMemcpyKind Kind, 
     return copy3D({static_cast<const char *>(Src), Bytes, Bytes, static_cast<char *>(Dst), Bytes,
                    Bytes, Bytes, 1, 1, Kind},
                   S, Wait);
+  if (cudaError_t E = checkMappedAccess(Src, Bytes, false))
+    return E;
+  if (cudaError_t E = checkMappedAccess(Dst, Bytes, true))
+    return E;
   bool DstDevice, SrcDevice;
   switch (Kind) {
   case cudaMemcpyHostToHost:
@@ -151,6 +155,8 @@ cudaError_t fill(void *Dst, int Value, size_t Bytes, cudaStream_t S) {
     return fail(cudaErrorInvalidValue, "memset of a null pointer");
   if (isCapturing(S))
     return fill2D(Dst, Bytes, uint32_t(Value) & 0xff, 1, Bytes, 1, S, false);
+  if (cudaError_t E = checkMappedAccess(Dst, Bytes, true))
+    return E;
   loader::Stream *Stream = nullptr;
   if (cudaError_t E = streamFor(*C, S, Stream))
     return E;

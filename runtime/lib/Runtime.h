@@ -167,6 +167,7 @@ struct Allocation {
   loader::MemoryKind Kind = loader::MemoryKind::Device;
   bool Registered = false; ///< the program's own memory (cudaHostRegister), not ours to free
   unsigned Flags = 0;      ///< cudaHostAlloc's or cudaHostRegister's flags
+  bool Mapped = false;     ///< a cuMemMap mapping (device memory), which cuMemUnmap removes
 };
 
 struct Context {
@@ -284,6 +285,10 @@ cudaError_t release(void *Ptr, bool Host);
 std::optional<std::pair<uintptr_t, Allocation>> findAllocation(Context &C, const void *P);
 /// Whether \p P points into memory that only the device addresses (cudaMalloc).
 bool isDeviceMemory(Context &C, const void *P);
+/// Whether [P, P + Bytes) may be read (or written, when \p Write) as far as virtual memory
+/// management says (DriverVirtualMemory.cpp): a range that reaches reserved addresses must lie
+/// in mappings whose access allows it. Other memory is not its concern.
+cudaError_t checkMappedAccess(const void *P, size_t Bytes, bool Write);
 /// Copies \p Bytes after the earlier work of \p S; \p Wait: and waits for it.
 cudaError_t copy(void *Dst, const void *Src, size_t Bytes, cudaMemcpyKind Kind, cudaStream_t S,
                  bool Wait);
@@ -312,6 +317,18 @@ cudaError_t fillElements(void *Dst, uint32_t Value, unsigned ElementBytes, size_
 /// memset graph nodes).
 cudaError_t fill2D(void *Dst, size_t Pitch, uint32_t Value, unsigned ElementBytes, size_t Width,
                    size_t Height, cudaStream_t S, bool Wait);
+/// The copy a cudaMemcpy3DParms describes (cudaMemcpy3D, memcpy graph nodes), between linear
+/// memories: CUDA arrays are cudaErrorNotSupported.
+cudaError_t describeCopy3D(const cudaMemcpy3DParms &P, Copy3D &Out);
+/// cudaMemcpyBatchAsync, cuMemcpyBatchAsync: \p Count copies on \p S, copy i with the attributes
+/// Attrs[k] of the last AttrIdxs[k] <= i. \p FailIdx (optional): the copy that failed, SIZE_MAX
+/// for a failure of none in particular.
+cudaError_t copyBatch(void *const *Dsts, const void *const *Srcs, const size_t *Sizes, size_t Count,
+                      const cudaMemcpyAttributes *Attrs, const size_t *AttrIdxs, size_t NumAttrs,
+                      size_t *FailIdx, cudaStream_t S);
+/// cudaMemcpy3DBatchAsync, cuMemcpy3DBatchAsync: between pointer operands (arrays: not supported).
+cudaError_t copy3DBatch(size_t NumOps, const cudaMemcpy3DBatchOp *Ops, unsigned long long Flags,
+                        size_t *FailIdx, cudaStream_t S);
 
 cudaError_t createStream(cudaStream_t *Out, unsigned Flags);
 cudaError_t destroyStream(cudaStream_t S);

@@ -1,6 +1,7 @@
 // The loader's Device over host-backend/ (the CPU device): properties per target, host memory,
-// modules from PTX, launches in stream order timed by events, module variables, device printf
-// on stdout and device assertions as launch errors, on a wave64 and a wave32 target.
+// virtual memory (reservations, physical chunks, mappings, access, file descriptors), modules from
+// PTX, launches in stream order timed by events, module variables, device printf on stdout and
+// device assertions as launch errors, on a wave64 and a wave32 target.
 #include "LoaderTestSupport.h"
 #include "ptx2amd/loader/Device.h"
 
@@ -182,6 +183,50 @@ TEST_CASE("host device: memory is host memory", "[host-device]") {
     CHECK(errorText(D->release(P)).find("which allocate() did not return") != std::string::npos);
   }
   ok(D->release(nullptr));
+}
+
+TEST_CASE("host device: virtual memory, two physical chunks behind one range", "[host-device]") {
+  auto D = hostFor("gfx90a");
+  const loader::DeviceProperties &P = D->properties();
+  const size_t G = P.VirtualMemoryGranule;
+  REQUIRE(G == size_t(sysconf(_SC_PAGESIZE)));
+  CHECK(P.VirtualMemoryRecommendedGranule % G == 0);
+  CHECK(P.ShareableFileDescriptors);
+  // Aligned beyond the page, as a reservation may be asked.
+  void *Base = ok(D->reserveAddressRange(4 * G, 16 * G, nullptr));
+  REQUIRE(reinterpret_cast<uintptr_t>(Base) % (16 * G) == 0);
+  auto *B = static_cast<uint8_t *>(Base);
+  auto A = ok(D->createPhysical(2 * G)), C = ok(D->createPhysical(2 * G));
+  CHECK(A->size() == 2 * G);
+  ok(D->map(B, 2 * G, *A, 0));
+  ok(D->map(B + 2 * G, 2 * G, *C, 0));
+  CHECK(errorText(D->map(B + G / 2, G, *A, 0)).find("mapping") != std::string::npos);
+  CHECK(errorText(D->map(B + 8 * G, G, *A, 0)).find("mapping") != std::string::npos);
+  ok(D->setAccess(B, 4 * G, true, true));
+  // Zeroed, then written across the chunks' boundary.
+  CHECK(download(*D, B + 2 * G - 8, 16) == std::vector<uint8_t>(16, 0));
+  ok(D->memset(B + 2 * G - 8, 0x3c, 16, nullptr));
+  CHECK(download(*D, B + 2 * G - 8, 16) == std::vector<uint8_t>(16, 0x3c));
+  // Exported and imported: the second chunk's memory at another address.
+  int Fd = ok(D->exportPhysical(*C));
+  auto Imported = ok(D->importPhysical(Fd));
+  ::close(Fd);
+  CHECK(Imported->size() == 2 * G);
+  void *Alias = ok(D->reserveAddressRange(2 * G, 0, nullptr));
+  ok(D->map(Alias, 2 * G, *Imported, 0));
+  ok(D->setAccess(Alias, 2 * G, true, false));
+  CHECK(download(*D, static_cast<uint8_t *>(Alias), 8) == std::vector<uint8_t>(8, 0x3c));
+  ok(D->unmap(Alias, 2 * G));
+  ok(D->freeAddressRange(Alias, 2 * G));
+  int Pipe[2];
+  REQUIRE(::pipe(Pipe) == 0);
+  CHECK(errorText(D->importPhysical(Pipe[0]).takeError()).find("not physical memory") !=
+        std::string::npos);
+  ::close(Pipe[0]);
+  ::close(Pipe[1]);
+  ok(D->unmap(B, 4 * G));
+  CHECK(errorText(D->freeAddressRange(B, G)).find("not a reserved range") != std::string::npos);
+  ok(D->freeAddressRange(B, 4 * G));
 }
 
 TEST_CASE("host device: saxpy in stream order, timed by events", "[host-device]") {

@@ -1,7 +1,8 @@
 //===- ptx2amd/loader/Device.h - the device interface of the runtime -*- C++ -*-===//
 //
-// What the CUDA runtime replacement (runtime/) asks of a device: properties, memory, code
-// objects and their kernels and globals, launches, streams and events. Two implementations:
+// What the CUDA runtime replacement (runtime/) asks of a device: properties, memory (virtual
+// memory management too), code objects and their kernels and globals, launches, streams and
+// events. Two implementations:
 // HSA (HsaDevice.h, an AMD GPU through ROCr) and the host backend (HostDeviceAdapter.cpp, the CPU
 // through host-backend/). ModuleLoader.h turns fatbins and PTX into what a device loads.
 //
@@ -53,6 +54,12 @@ struct DeviceProperties {
   /// What the device's compiled modules depend on besides Target (the host device: the CPU and
   /// features its code is generated for); part of their cache keys. Empty for code objects.
   std::string CompiledFor;
+  /// Virtual memory management (Device::reserveAddressRange and after): the granule of its
+  /// sizes, offsets and addresses, 0 when the device has none; and the granule it recommends.
+  uint64_t VirtualMemoryGranule = 0;
+  uint64_t VirtualMemoryRecommendedGranule = 0;
+  /// Physical memory can be exported to a file descriptor and imported from one.
+  bool ShareableFileDescriptors = false;
 };
 
 /// One PTX module, translated for a device's target or to be: loadModule() reads the member of
@@ -115,6 +122,14 @@ public:
   virtual ~Event() = default;
 };
 
+/// Memory without an address of its own (cuMemCreate), which Device::map() places in reserved
+/// address ranges. Owned by the caller; it must be unmapped before it is destroyed.
+class PhysicalMemory {
+public:
+  virtual ~PhysicalMemory() = default;
+  virtual size_t size() const = 0;
+};
+
 /// One device. A null Stream * names the device's default stream, which has no implicit ordering
 /// with other streams (the runtime implements CUDA's legacy default stream on top).
 class Device {
@@ -158,6 +173,28 @@ public:
   virtual llvm::Expected<bool> isComplete(Event &E) = 0;
   /// Milliseconds between two completed events (cudaEventElapsedTime).
   virtual llvm::Expected<float> elapsedMs(Event &Start, Event &End) = 0;
+
+  /// Virtual memory management, where properties().VirtualMemoryGranule is not 0 (elsewhere
+  /// these fail). Sizes, offsets and addresses are multiples of the granule; mapped memory is
+  /// device memory to kernels and copy() once setAccess() allows it.
+  /// An address range of \p Bytes with nothing behind it, aligned to \p Alignment (a power of
+  /// two; 0: the granule), at \p Hint when that is free.
+  virtual llvm::Expected<void *> reserveAddressRange(size_t Bytes, size_t Alignment, void *Hint);
+  /// Frees a whole range of reserveAddressRange(), with nothing mapped in it any more.
+  virtual llvm::Error freeAddressRange(void *Start, size_t Bytes);
+  /// \p Bytes of zeroed physical memory.
+  virtual llvm::Expected<std::unique_ptr<PhysicalMemory>> createPhysical(size_t Bytes);
+  /// Maps [Offset, Offset + Bytes) of \p P at \p At, where a reserved range has nothing mapped;
+  /// it is not accessible until setAccess().
+  virtual llvm::Error map(void *At, size_t Bytes, PhysicalMemory &P, size_t Offset);
+  /// Unmaps [At, At + Bytes) of what map() mapped; the addresses stay reserved.
+  virtual llvm::Error unmap(void *At, size_t Bytes);
+  /// Makes mapped [At, At + Bytes) readable (and writable when \p Write), or inaccessible.
+  virtual llvm::Error setAccess(void *At, size_t Bytes, bool Read, bool Write);
+  /// A new file descriptor (the caller's) for \p P, where properties().ShareableFileDescriptors.
+  virtual llvm::Expected<int> exportPhysical(PhysicalMemory &P);
+  /// The physical memory behind \p Fd, which exportPhysical() gave (\p Fd stays the caller's).
+  virtual llvm::Expected<std::unique_ptr<PhysicalMemory>> importPhysical(int Fd);
 };
 
 /// What PTX2AMD_DEVICE asks for.

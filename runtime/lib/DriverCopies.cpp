@@ -1,0 +1,188 @@
+//===- DriverCopies.cpp - the driver API: 3D, peer and batched copies ===//
+//
+// The runtime API's copies (cudart/Copies.cpp) with CUDA_MEMCPY3D descriptions and contexts.
+// Every context is over the one device, so a peer copy is a copy whose contexts are checked.
+
+#include "Driver.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+using namespace ptx2amd;
+using namespace ptx2amd::runtime;
+
+namespace {
+
+template <typename Body> CUresult inContext(Body &&B) noexcept {
+  return driverCall([&] {
+    DriverContext *DC = nullptr;
+    if (cudaError_t E = currentContext(DC))
+      return E;
+    return B();
+  });
+}
+
+void *pointer(CUdeviceptr P) { return reinterpret_cast<void *>(uintptr_t(P)); }
+
+/// Where one side of a CUDA_MEMCPY3D starts: its memory offset by slice, row and byte column.
+cudaError_t side3D(CUmemorytype Type, const void *Host, CUdeviceptr Device, size_t X, size_t Y,
+                   size_t Z, size_t Pitch, size_t Height, const CUDA_MEMCPY3D &C, const char *What,
+                   const char *&Out) {
+  switch (Type) {
+  case CU_MEMORYTYPE_HOST:
+    Out = static_cast<const char *>(Host);
+    break;
+  case CU_MEMORYTYPE_DEVICE:
+  case CU_MEMORYTYPE_UNIFIED:
+    Out = static_cast<const char *>(pointer(Device));
+    break;
+  case CU_MEMORYTYPE_ARRAY:
+    return fail(
+        cudaErrorNotSupported,
+        formatv("3D copies {0} CUDA arrays (textures and arrays are not supported yet)", What)
+            .str());
+  default:
+    return fail(cudaErrorInvalidValue, formatv("memory type {0}", int(Type)).str());
+  }
+  if (!Out)
+    return fail(cudaErrorInvalidValue, formatv("a 3D copy {0} a null pointer", What).str());
+  if (X > Pitch || C.WidthInBytes > Pitch - X)
+    return fail(cudaErrorInvalidValue,
+                formatv("a 3D copy's rows of {0} bytes at x {1} are wider than the pitch {2}",
+                        C.WidthInBytes, X, Pitch)
+                    .str());
+  if ((C.Depth > 1 || Z) && (Y > Height || C.Height > Height - Y))
+    return fail(
+        cudaErrorInvalidValue,
+        formatv("a 3D copy of {0} rows at y {1} through slices of {2} rows", C.Height, Y, Height)
+            .str());
+  Out += (Z * Height + Y) * Pitch + X;
+  return cudaSuccess;
+}
+
+cudaError_t copyDescribed3D(const CUDA_MEMCPY3D *C, CUstream Stream, bool Wait) {
+  if (!C)
+    return fail(cudaErrorInvalidValue);
+  Copy3D P;
+  if (cudaError_t E = describeCopy3D(*C, P))
+    return E;
+  return copy3D(P, Stream, Wait);
+}
+
+cudaError_t copyPeer3D(const CUDA_MEMCPY3D_PEER *C, CUstream Stream, bool Wait) {
+  if (!C)
+    return fail(cudaErrorInvalidValue);
+  DriverContext *Ignored = nullptr;
+  if (cudaError_t E = contextOf(C->srcContext, Ignored))
+    return E;
+  if (cudaError_t E = contextOf(C->dstContext, Ignored))
+    return E;
+  // The same layout as CUDA_MEMCPY3D, whose reserved pointers are where the contexts are.
+  const CUDA_MEMCPY3D Same{
+      C->srcXInBytes,   C->srcY,        C->srcZ,         C->srcLOD,   C->srcMemoryType,
+      C->srcHost,       C->srcDevice,   C->srcArray,     nullptr,     C->srcPitch,
+      C->srcHeight,     C->dstXInBytes, C->dstY,         C->dstZ,     C->dstLOD,
+      C->dstMemoryType, C->dstHost,     C->dstDevice,    C->dstArray, nullptr,
+      C->dstPitch,      C->dstHeight,   C->WidthInBytes, C->Height,   C->Depth};
+  return copyDescribed3D(&Same, Stream, Wait);
+}
+
+cudaError_t copyPeer(CUdeviceptr Dst, CUcontext DstContext, CUdeviceptr Src, CUcontext SrcContext,
+                     size_t Bytes, CUstream Stream, bool Wait) {
+  DriverContext *Ignored = nullptr;
+  if (cudaError_t E = contextOf(SrcContext, Ignored))
+    return E;
+  if (cudaError_t E = contextOf(DstContext, Ignored))
+    return E;
+  return copy(pointer(Dst), pointer(Src), Bytes, cudaMemcpyDefault, Stream, Wait);
+}
+
+} // namespace
+
+namespace ptx2amd::runtime {
+
+cudaError_t describeCopy3D(const CUDA_MEMCPY3D &C, Copy3D &Out) {
+  if (C.reserved0 || C.reserved1)
+    return fail(cudaErrorInvalidValue, "CUDA_MEMCPY3D's reserved fields are not null");
+  const char *Src = nullptr, *Dst = nullptr;
+  if (cudaError_t E = side3D(C.srcMemoryType, C.srcHost, C.srcDevice, C.srcXInBytes, C.srcY, C.srcZ,
+                             C.srcPitch, C.srcHeight, C, "from", Src))
+    return E;
+  if (cudaError_t E = side3D(C.dstMemoryType, C.dstHost, C.dstDevice, C.dstXInBytes, C.dstY, C.dstZ,
+                             C.dstPitch, C.dstHeight, C, "to", Dst))
+    return E;
+  // One address space: where each side is, the copy finds out (cudaMemcpyDefault).
+  Out = {Src,
+         C.srcPitch,
+         C.srcPitch * C.srcHeight,
+         const_cast<char *>(Dst),
+         C.dstPitch,
+         C.dstPitch * C.dstHeight,
+         C.WidthInBytes,
+         C.Height,
+         C.Depth,
+         cudaMemcpyDefault};
+  return cudaSuccess;
+}
+
+} // namespace ptx2amd::runtime
+
+extern "C" {
+
+CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *Copy) {
+  return inContext([&] { return copyDescribed3D(Copy, nullptr, true); });
+}
+
+CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *Copy, CUstream Stream) {
+  return inContext([&] { return copyDescribed3D(Copy, Stream, false); });
+}
+
+CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *Copy) {
+  return inContext([&] { return copyPeer3D(Copy, nullptr, true); });
+}
+
+CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *Copy, CUstream Stream) {
+  return inContext([&] { return copyPeer3D(Copy, Stream, false); });
+}
+
+CUresult cuMemcpyPeer(CUdeviceptr Dst, CUcontext DstContext, CUdeviceptr Src, CUcontext SrcContext,
+                      size_t Bytes) {
+  return inContext(
+      [&] { return copyPeer(Dst, DstContext, Src, SrcContext, Bytes, nullptr, true); });
+}
+
+CUresult cuMemcpyPeerAsync(CUdeviceptr Dst, CUcontext DstContext, CUdeviceptr Src,
+                           CUcontext SrcContext, size_t Bytes, CUstream Stream) {
+  return inContext(
+      [&] { return copyPeer(Dst, DstContext, Src, SrcContext, Bytes, Stream, false); });
+}
+
+// CUDA 12.8's, which reports the failing copy; CUDA 13's _v2 does not.
+CUresult cuMemcpyBatchAsync(CUdeviceptr *Dsts, CUdeviceptr *Srcs, size_t *Sizes, size_t Count,
+                            CUmemcpyAttributes *Attrs, size_t *AttrIdxs, size_t NumAttrs,
+                            size_t *FailIdx, CUstream Stream) {
+  static_assert(sizeof(CUdeviceptr) == sizeof(void *));
+  return inContext([&] {
+    return copyBatch(reinterpret_cast<void *const *>(Dsts),
+                     reinterpret_cast<const void *const *>(Srcs), Sizes, Count, Attrs, AttrIdxs,
+                     NumAttrs, FailIdx, Stream);
+  });
+}
+
+CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *Dsts, CUdeviceptr *Srcs, size_t *Sizes, size_t Count,
+                               CUmemcpyAttributes *Attrs, size_t *AttrIdxs, size_t NumAttrs,
+                               CUstream Stream) {
+  return cuMemcpyBatchAsync(Dsts, Srcs, Sizes, Count, Attrs, AttrIdxs, NumAttrs, nullptr, Stream);
+}
+
+CUresult cuMemcpy3DBatchAsync(size_t NumOps, CUDA_MEMCPY3D_BATCH_OP *Ops, size_t *FailIdx,
+                              unsigned long long Flags, CUstream Stream) {
+  return inContext([&] { return copy3DBatch(NumOps, Ops, Flags, FailIdx, Stream); });
+}
+
+CUresult cuMemcpy3DBatchAsync_v2(size_t NumOps, CUDA_MEMCPY3D_BATCH_OP *Ops,
+                                 unsigned long long Flags, CUstream Stream) {
+  return cuMemcpy3DBatchAsync(NumOps, Ops, nullptr, Flags, Stream);
+}
+
+} // extern "C"
