@@ -9,12 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../lib/EntryPoints.h" // PTX2AMD_ENTRY_LANDING
+#include "../forward/Forward.h"
 
-#include <climits>
 #include <cstddef>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -24,9 +21,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include <dlfcn.h>
-#include <sys/stat.h>
-#include <unistd.h>
+namespace fwd = ptx2amd::forward;
 
 namespace {
 
@@ -63,19 +58,15 @@ constexpr const char *ResultNames[] = {
 };
 
 /// What every slot holds until the toolkit's function is found. Every NVRTC function but
-/// nvrtcGetErrorString (ours) returns an nvrtcResult (__nvrtcCPEx, undocumented, is taken to),
-/// and under the C calling convention a function that takes no arguments may answer a caller
-/// that passed any.
+/// nvrtcGetErrorString (ours) returns an nvrtcResult (__nvrtcCPEx, undocumented, is taken to).
 int missingNvrtc() { return NVRTC_ERROR_INTERNAL_ERROR; }
-
-using Slot = int (*)();
 
 } // namespace
 
 // One slot per export, filled at load. Hidden: the forwarding stubs reach them PC-relative.
 extern "C" {
 #define NVRTC_SLOT(Name)                                                                           \
-  __attribute__((visibility("hidden"))) Slot ptx2amd_nvrtc_##Name = &missingNvrtc;
+  __attribute__((visibility("hidden"))) fwd::Slot ptx2amd_nvrtc_##Name = &missingNvrtc;
 #define NVRTC_FORWARD(Name) NVRTC_SLOT(Name)
 #define NVRTC_OWN(Name) NVRTC_SLOT(Name)
 #include "NvrtcEntryPoints.def"
@@ -84,21 +75,7 @@ extern "C" {
 #undef NVRTC_SLOT
 }
 
-// A forwarded export jumps through its slot: the argument registers, the stack and the return
-// address stay as the caller made them, so one definition serves every signature.
-#if defined(__x86_64__)
-#define NVRTC_FORWARD(Name)                                                                        \
-  asm(".pushsection .text\n.globl " #Name "\n.type " #Name ", @function\n.p2align 4\n" #Name       \
-      ":\n" PTX2AMD_ENTRY_LANDING "jmp *ptx2amd_nvrtc_" #Name "(%rip)\n.size " #Name ", .-" #Name  \
-      "\n.popsection\n");
-#elif defined(__aarch64__)
-#define NVRTC_FORWARD(Name)                                                                        \
-  asm(".pushsection .text\n.globl " #Name "\n.type " #Name ", %function\n.p2align 4\n" #Name       \
-      ":\nadrp x16, ptx2amd_nvrtc_" #Name "\nldr x16, [x16, :lo12:ptx2amd_nvrtc_" #Name            \
-      "]\nbr x16\n.size " #Name ", .-" #Name "\n.popsection\n");
-#else
-#error "NVRTC_FORWARD: tail jump not written for this architecture"
-#endif
+#define NVRTC_FORWARD(Name) PTX2AMD_FORWARD_STUB(Name, ptx2amd_nvrtc_##Name)
 #define NVRTC_OWN(Name)
 #include "NvrtcEntryPoints.def"
 #undef NVRTC_FORWARD
@@ -107,39 +84,16 @@ extern "C" {
 namespace {
 
 /// The toolkit's function in \p S, as type \p Fn; null when the library or the name is missing.
-/// (Through void (*)(), the type that converts to any function pointer type without a warning.)
-template <typename Fn> Fn real(Slot S) {
-  using Generic = void (*)();
-  return S == &missingNvrtc ? nullptr : reinterpret_cast<Fn>(reinterpret_cast<Generic>(S));
-}
+template <typename Fn> Fn real(fwd::Slot S) { return fwd::real<Fn>(S, &missingNvrtc); }
 
 using SizeFn = nvrtcResult (*)(nvrtcProgram, size_t *);
 using BytesFn = nvrtcResult (*)(nvrtcProgram, char *);
 
-//===-- logging ------------------------------------------------------------===//
-
-/// PTX2AMD_LOG, read here: this library holds none of libcuda.so.1's code. 0 off, 1 info,
-/// 2 debug; an unknown value is libcuda.so.1's to report.
-int logLevel() {
-  static const int Level = [] {
-    const char *Env = std::getenv("PTX2AMD_LOG");
-    if (!Env)
-      return 0;
-    std::string_view V = Env;
-    return V == "debug" ? 2 : V == "info" ? 1 : 0;
-  }();
-  return Level;
-}
-
-void log(int Level, const std::string &Line) {
-  if (logLevel() >= Level)
-    std::fprintf(stderr, "ptx2amd: %s\n", Line.c_str());
-}
+void log(int Level, const std::string &Line) { fwd::log(Level, Line); }
 
 //===-- state --------------------------------------------------------------===//
 
 struct State {
-  std::string Path;     ///< the toolkit's library in use
   std::string NotFound; ///< nvrtcGetErrorString(NVRTC_ERROR_INTERNAL_ERROR) when none is
   std::mutex Mutex;
   /// The programs compiled for a virtual architecture in place of a real one: their CUBIN is
@@ -172,140 +126,40 @@ void remember(nvrtcProgram Prog) {
   S.PtxAsCubin.insert(Prog);
 }
 
-//===-- finding the toolkit's library --------------------------------------===//
+//===-- loading the toolkit's library --------------------------------------===//
 
-constexpr const char *LibraryName = "libnvrtc.so.13";
-
-std::string canonical(const std::string &Path) {
-  char Buffer[PATH_MAX];
-  return realpath(Path.c_str(), Buffer) ? std::string(Buffer) : std::string();
-}
-
-/// This library's own file, which a candidate must not be (a toolkit folder may hold ours).
-std::string ownPath() {
-  static const char Anchor = 0;
-  Dl_info Info;
-  if (dladdr(&Anchor, &Info) && Info.dli_fname)
-    return canonical(Info.dli_fname);
-  return {};
-}
-
-/// The folder of the first nvcc on PATH, through its links (/usr/bin/nvcc may be a link into
-/// a toolkit); empty when there is none.
-std::string nvccFolder() {
-  const char *Env = std::getenv("PATH");
-  std::string_view Path = Env ? Env : "";
-  while (true) {
-    size_t Colon = Path.find(':');
-    std::string Dir(Path.substr(0, Colon));
-    std::string Nvcc = (Dir.empty() ? "." : Dir) + "/nvcc";
-    if (access(Nvcc.c_str(), X_OK) == 0) {
-      std::string Real = canonical(Nvcc);
-      size_t Slash = Real.rfind('/');
-      return Slash == std::string::npos ? std::string() : Real.substr(0, Slash);
-    }
-    if (Colon == std::string_view::npos)
-      return {};
-    Path.remove_prefix(Colon + 1);
-  }
-}
-
-struct Candidate {
-  std::string Path;
-  std::string From; ///< why it is a candidate, for the logs
-};
-
-std::vector<Candidate> candidates() {
-  std::vector<Candidate> C;
-  if (const char *Env = std::getenv("PTX2AMD_NVRTC"); Env && *Env) {
-    std::string Path = Env;
-    struct stat St;
-    if (stat(Path.c_str(), &St) == 0 && S_ISDIR(St.st_mode))
-      Path += std::string("/") + LibraryName;
-    // The only one: falling back to another toolkit would hide a wrong setting.
-    C.push_back({Path, "PTX2AMD_NVRTC"});
-    return C;
-  }
-  for (const char *Var : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char *Env = std::getenv(Var); Env && *Env)
-      C.push_back({std::string(Env) + "/lib64/" + LibraryName, Var});
-  if (std::string Bin = nvccFolder(); !Bin.empty())
-    C.push_back({Bin + "/../lib64/" + LibraryName, "nvcc on PATH"});
-  C.push_back({std::string("/usr/local/cuda/lib64/") + LibraryName, "default"});
-#if defined(__x86_64__)
-  C.push_back({std::string("/usr/lib/x86_64-linux-gnu/") + LibraryName, "default"});
-#elif defined(__aarch64__)
-  C.push_back({std::string("/usr/lib/aarch64-linux-gnu/") + LibraryName, "default"});
-#endif
-  return C;
-}
-
-/// Fills the slots from the first candidate that is a loadable NVRTC other than this library;
-/// otherwise every function answers NVRTC_ERROR_INTERNAL_ERROR and says why.
-void loadToolkitNvrtc() {
-  State &S = state();
-  const std::string Self = ownPath();
-  std::string Tried;
-  std::vector<std::string> Seen;
-  for (const Candidate &C : candidates()) {
-    auto note = [&](const std::string &Why) {
-      Tried += (Tried.empty() ? "" : "; ") + C.Path + " (" + C.From + "): " + Why;
-    };
-    std::string Real = canonical(C.Path);
-    if (Real.empty()) {
-      note("no such file");
-      continue;
-    }
-    bool Again = false;
-    for (const std::string &P : Seen)
-      Again = Again || P == Real;
-    if (Again)
-      continue;
-    Seen.push_back(Real);
-    if (Real == Self) {
-      note("this library (ptx2amd's)");
-      continue;
-    }
-    void *Handle = dlopen(Real.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!Handle) {
-      const char *Why = dlerror();
-      note(Why ? Why : "dlopen failed");
-      continue;
-    }
-    if (!dlsym(Handle, "nvrtcCompileProgram")) {
-      note("not NVRTC (no nvrtcCompileProgram)");
-      dlclose(Handle);
-      continue;
-    }
-    std::string Lacks;
-#define NVRTC_SLOT(Name)                                                                           \
-  if (void *F = dlsym(Handle, #Name))                                                              \
-    ptx2amd_nvrtc_##Name = reinterpret_cast<Slot>(F);                                              \
-  else                                                                                             \
-    Lacks += " " #Name;
+const fwd::SlotEntry Slots[] = {
+#define NVRTC_SLOT(Name) {#Name, &ptx2amd_nvrtc_##Name},
 #define NVRTC_FORWARD(Name) NVRTC_SLOT(Name)
 #define NVRTC_OWN(Name) NVRTC_SLOT(Name)
 #include "NvrtcEntryPoints.def"
 #undef NVRTC_FORWARD
 #undef NVRTC_OWN
 #undef NVRTC_SLOT
-    S.Path = Real;
-    std::string Version;
-    int Major = 0, Minor = 0;
-    using VersionFn = nvrtcResult (*)(int *, int *);
-    if (auto V = real<VersionFn>(ptx2amd_nvrtc_nvrtcVersion); V && V(&Major, &Minor) == 0)
-      Version = " (NVRTC " + std::to_string(Major) + "." + std::to_string(Minor) + ")";
-    log(1, "nvrtc: using " + Real + Version + ", found by " + C.From);
-    if (!Lacks.empty())
-      log(1, "nvrtc: " + Real + " lacks" + Lacks + ", which return NVRTC_ERROR_INTERNAL_ERROR");
+};
+
+/// Fills the slots from the toolkit's NVRTC; without one every function answers
+/// NVRTC_ERROR_INTERNAL_ERROR and says why.
+void loadToolkitNvrtc() {
+  fwd::Loaded L =
+      fwd::load({"libnvrtc.so.13", "PTX2AMD_NVRTC", "nvrtcCompileProgram"}, std::span(Slots));
+  if (L.Path.empty()) {
+    state().NotFound = "NVRTC_ERROR_INTERNAL_ERROR (ptx2amd: the CUDA toolkit's libnvrtc.so.13 "
+                       "was not found; set PTX2AMD_NVRTC to its path. Tried: " +
+                       L.Tried + ")";
+    log(1, "nvrtc: the CUDA toolkit's libnvrtc.so.13 was not found, every NVRTC function returns "
+           "NVRTC_ERROR_INTERNAL_ERROR. Tried: " +
+               L.Tried);
     return;
   }
-  S.NotFound = "NVRTC_ERROR_INTERNAL_ERROR (ptx2amd: the CUDA toolkit's libnvrtc.so.13 was not "
-               "found; set PTX2AMD_NVRTC to its path. Tried: " +
-               Tried + ")";
-  log(1, "nvrtc: the CUDA toolkit's libnvrtc.so.13 was not found, every NVRTC function returns "
-         "NVRTC_ERROR_INTERNAL_ERROR. Tried: " +
-             Tried);
+  std::string Version;
+  int Major = 0, Minor = 0;
+  using VersionFn = nvrtcResult (*)(int *, int *);
+  if (auto V = real<VersionFn>(ptx2amd_nvrtc_nvrtcVersion); V && V(&Major, &Minor) == 0)
+    Version = " (NVRTC " + std::to_string(Major) + "." + std::to_string(Minor) + ")";
+  log(1, "nvrtc: using " + L.Path + Version + ", found by " + L.From);
+  if (!L.Lacks.empty())
+    log(1, "nvrtc: " + L.Path + " lacks" + L.Lacks + ", which return NVRTC_ERROR_INTERNAL_ERROR");
 }
 
 // At load, before the program's code runs: the forwarding stubs read the slots unguarded.
@@ -319,20 +173,7 @@ __attribute__((constructor)) void loadAtStart() {
 
 //===-- architectures ------------------------------------------------------===//
 
-/// The virtual architecture for a real one: compute_75 for sm_75 (also sm_90a, sm_100f);
-/// nothing for anything else.
-std::optional<std::string> virtualFor(std::string_view Arch) {
-  if (!Arch.starts_with("sm_"))
-    return std::nullopt;
-  std::string_view Number = Arch.substr(3);
-  size_t Digits = 0;
-  while (Digits < Number.size() && Number[Digits] >= '0' && Number[Digits] <= '9')
-    ++Digits;
-  std::string_view Suffix = Number.substr(Digits);
-  if (Digits == 0 || !(Suffix.empty() || Suffix == "a" || Suffix == "f"))
-    return std::nullopt;
-  return "compute_" + std::string(Number);
-}
+using fwd::virtualFor;
 
 /// Options that ask for an IR instead of machine code: NVRTC's own answer stays.
 bool asksForIr(std::string_view O) {

@@ -1,8 +1,8 @@
 #!/bin/sh
 # run.sh LIBDIR CACHEDIR TARGET PROGRAM NAME
 # Runs an nvcc-built program (static or shared runtime, or a driver-API one) unmodified on the host device
-# for TARGET, with runtime/'s libcudart.so.13, libcuda.so.1 and libnvrtc.so.13 (in LIBDIR) first on
-# the library path, and passes when the program
+# for TARGET, with runtime/'s libcudart.so.13, libcuda.so.1, libnvrtc.so.13 and libnvJitLink.so.13
+# (in LIBDIR) first on the library path, and passes when the program
 # exits 0 and prints its "PASS NAME" verdict, cold and then warm (see below). CACHEDIR is the
 # test's own JIT cache folder.
 set -u
@@ -11,9 +11,10 @@ libdir=$1 cache=$2 target=$3 prog=$4 name=$5
 export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # The CUDA libraries the dynamic linker picks must be ours, not the toolkit's (a runtime-API
 # program needs libcudart.so.13, which needs libcuda.so.1; a driver-API program libcuda.so.1; an
-# NVRTC program libnvrtc.so.13, ours, which loads the toolkit's).
+# NVRTC or nvJitLink program libnvrtc.so.13 and libnvJitLink.so.13, ours, which load the
+# toolkit's).
 libs=$(ldd "$prog")
-for lib in libcudart.so.13 libcuda.so.1 libnvrtc.so.13; do
+for lib in libcudart.so.13 libcuda.so.1 libnvrtc.so.13 libnvJitLink.so.13; do
   loaded=$(printf '%s\n' "$libs" | sed -n "s/^[[:space:]]*$lib => \([^ ]*\).*/\1/p")
   [ -n "$loaded" ] || continue
   if [ "$(readlink -f "$loaded")" != "$(readlink -f "$libdir/$lib")" ]; then

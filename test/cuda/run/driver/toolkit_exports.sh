@@ -1,12 +1,14 @@
 #!/bin/sh
-# nvrtc_exports.sh LIBNVRTC [CUDA]
-# runtime/'s libnvrtc.so.13 (LIBNVRTC) exports every symbol that the CUDA toolkit's does, each at
-# the same version node (libnvrtc.so.13), and no others: a program linked against NVIDIA's
-# library binds all of its NVRTC symbols to ours. Skips (77) without the toolkit's library.
+# toolkit_exports.sh OURS [CUDA]
+# runtime/'s stand-in for a toolkit library (OURS: libnvrtc.so.13, libnvJitLink.so.13) exports
+# every symbol that the CUDA toolkit's library of that file name does, each at the same version
+# node, and no others: a program linked against NVIDIA's library binds all of its symbols to
+# ours. Skips (77) without the toolkit's library.
 set -u
 ours=$1 cuda=${2:-${CUDA_PATH:-/usr/local/cuda}}
 [ -n "$cuda" ] || cuda=/usr/local/cuda
-theirs=$cuda/lib64/libnvrtc.so.13
+name=$(basename "$ours")
+theirs=$cuda/lib64/$name
 if [ ! -f "$theirs" ]; then
   echo "SKIP: no $theirs (the CUDA toolkit)"
   exit 77
@@ -27,4 +29,4 @@ if ! diff -u "$tmp/theirs" "$tmp/ours"; then
   echo "FAIL: $ours does not export what $theirs does (- theirs only, + ours only)"
   exit 1
 fi
-echo "PASS nvrtc_exports"
+echo "PASS exports $name"
