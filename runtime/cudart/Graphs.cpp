@@ -16,27 +16,6 @@ using namespace ptx2amd::runtime;
 namespace {
 
 // CUDA 13's layouts (driver_types.h), under names of our own.
-struct Pos {
-  size_t X, Y, Z;
-};
-struct PitchedPtr {
-  void *Ptr;
-  size_t Pitch, XSize, YSize;
-};
-struct Extent {
-  size_t Width, Height, Depth;
-};
-struct Memcpy3DParms {
-  void *SrcArray;
-  Pos SrcPos;
-  PitchedPtr SrcPtr;
-  void *DstArray;
-  Pos DstPos;
-  PitchedPtr DstPtr;
-  Extent Size;
-  cudaMemcpyKind Kind;
-};
-static_assert(sizeof(Memcpy3DParms) == 160);
 struct KernelNodeParams {
   void *Func;
   dim3 Grid, Block;
@@ -68,7 +47,7 @@ struct NodeParams {
     struct {
       int Flags, Reserved;
       void *Ctx;
-      Memcpy3DParms Copy;
+      cudaMemcpy3DParms Copy;
     } Memcpy;
     MemsetNodeParams Memset; ///< cudaMemsetNodeParamsV2
     HostNodeParams Host;     ///< cudaHostNodeParamsV2
@@ -115,39 +94,21 @@ void writeKernel(const GraphNode &N, KernelNodeParams *P) {
   P->Extra = nullptr;
 }
 
-cudaError_t readCopy(const Memcpy3DParms *P, GraphNode &N) {
+cudaError_t readCopy(const cudaMemcpy3DParms *P, GraphNode &N) {
   if (!P)
     return fail(cudaErrorInvalidValue);
-  if (P->SrcArray || P->DstArray)
-    return fail(cudaErrorNotSupported, "copies to or from CUDA arrays are not supported yet");
-  const PitchedPtr &S = P->SrcPtr, &D = P->DstPtr;
-  if (!S.Ptr || !D.Ptr)
-    return fail(cudaErrorInvalidValue, "a copy node without a source or destination");
   N.Kind = NodeKind::Memcpy;
-  const size_t SrcSlice = S.Pitch * S.YSize, DstSlice = D.Pitch * D.YSize;
-  N.Copy.Src = static_cast<const char *>(S.Ptr) + P->SrcPos.Z * SrcSlice + P->SrcPos.Y * S.Pitch +
-               P->SrcPos.X;
-  N.Copy.Dst =
-      static_cast<char *>(D.Ptr) + P->DstPos.Z * DstSlice + P->DstPos.Y * D.Pitch + P->DstPos.X;
-  N.Copy.SrcPitch = S.Pitch;
-  N.Copy.DstPitch = D.Pitch;
-  N.Copy.SrcSlice = SrcSlice;
-  N.Copy.DstSlice = DstSlice;
-  N.Copy.Width = P->Size.Width;
-  N.Copy.Height = P->Size.Height;
-  N.Copy.Depth = P->Size.Depth;
-  N.Copy.Kind = P->Kind;
-  return cudaSuccess;
+  return describeCopy3D(*P, N.Copy);
 }
 
-void writeCopy(const GraphNode &N, Memcpy3DParms *P) {
+void writeCopy(const GraphNode &N, cudaMemcpy3DParms *P) {
   const Copy3D &C = N.Copy;
   *P = {};
-  P->SrcPtr = {const_cast<char *>(C.Src), C.SrcPitch, C.Width,
+  P->srcPtr = {const_cast<char *>(C.Src), C.SrcPitch, C.Width,
                C.SrcPitch ? C.SrcSlice / C.SrcPitch : 0};
-  P->DstPtr = {C.Dst, C.DstPitch, C.Width, C.DstPitch ? C.DstSlice / C.DstPitch : 0};
-  P->Size = {C.Width, C.Height, C.Depth};
-  P->Kind = C.Kind;
+  P->dstPtr = {C.Dst, C.DstPitch, C.Width, C.DstPitch ? C.DstSlice / C.DstPitch : 0};
+  P->extent = {C.Width, C.Height, C.Depth};
+  P->kind = C.Kind;
 }
 
 cudaError_t readToSymbol(const void *Symbol, const void *Src, size_t Bytes, size_t Offset,
@@ -362,7 +323,7 @@ cudaError_t cudaGraphAddKernelNode(GraphNode **Out, Graph *G, GraphNode *const *
 }
 
 cudaError_t cudaGraphAddMemcpyNode(GraphNode **Out, Graph *G, GraphNode *const *Deps,
-                                   size_t NumDeps, const Memcpy3DParms *P) {
+                                   size_t NumDeps, const cudaMemcpy3DParms *P) {
   return guarded(
       [&] { return add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return readCopy(P, N); }); });
 }
@@ -546,7 +507,7 @@ cudaError_t cudaGraphKernelNodeSetAttribute(GraphNode *Node, int Id, const void 
   });
 }
 
-cudaError_t cudaGraphMemcpyNodeGetParams(GraphNode *Node, Memcpy3DParms *P) {
+cudaError_t cudaGraphMemcpyNodeGetParams(GraphNode *Node, cudaMemcpy3DParms *P) {
   return guarded([&] {
     if (cudaError_t E = nodeOfKind(Node, NodeKind::Memcpy))
       return E;
@@ -557,7 +518,7 @@ cudaError_t cudaGraphMemcpyNodeGetParams(GraphNode *Node, Memcpy3DParms *P) {
   });
 }
 
-cudaError_t cudaGraphMemcpyNodeSetParams(GraphNode *Node, const Memcpy3DParms *P) {
+cudaError_t cudaGraphMemcpyNodeSetParams(GraphNode *Node, const cudaMemcpy3DParms *P) {
   return guarded([&] {
     return setParams(Node, NodeKind::Memcpy, [&](GraphNode &N) { return readCopy(P, N); });
   });
@@ -754,7 +715,7 @@ cudaError_t cudaGraphExecKernelNodeSetParams(GraphExec *X, GraphNode *Node,
 }
 
 cudaError_t cudaGraphExecMemcpyNodeSetParams(GraphExec *X, GraphNode *Node,
-                                             const Memcpy3DParms *P) {
+                                             const cudaMemcpy3DParms *P) {
   return guarded([&] {
     return setExecParams(X, Node, NodeKind::Memcpy, [&](GraphNode &N) { return readCopy(P, N); });
   });

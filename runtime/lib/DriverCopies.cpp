@@ -26,7 +26,7 @@ void *pointer(CUdeviceptr P) { return reinterpret_cast<void *>(uintptr_t(P)); }
 
 /// Where one side of a CUDA_MEMCPY3D starts: its memory offset by slice, row and byte column.
 cudaError_t side3D(CUmemorytype Type, const void *Host, CUdeviceptr Device, size_t X, size_t Y,
-                   size_t Z, size_t Pitch, size_t Height, const CUDA_MEMCPY3D &C, const char *What,
+                   size_t Z, size_t &Pitch, size_t Height, const CUDA_MEMCPY3D &C, const char *What,
                    const char *&Out) {
   switch (Type) {
   case CU_MEMORYTYPE_HOST:
@@ -46,6 +46,9 @@ cudaError_t side3D(CUmemorytype Type, const void *Host, CUdeviceptr Device, size
   }
   if (!Out)
     return fail(cudaErrorInvalidValue, formatv("a 3D copy {0} a null pointer", What).str());
+  // One row needs no pitch: CUDA's runtime describes 1D copies so (memcpy graph nodes).
+  if (!Pitch && C.Height <= 1 && C.Depth <= 1 && !Y && !Z)
+    Pitch = X + C.WidthInBytes;
   if (X > Pitch || C.WidthInBytes > Pitch - X)
     return fail(cudaErrorInvalidValue,
                 formatv("a 3D copy's rows of {0} bytes at x {1} are wider than the pitch {2}",
@@ -105,19 +108,20 @@ cudaError_t describeCopy3D(const CUDA_MEMCPY3D &C, Copy3D &Out) {
   if (C.reserved0 || C.reserved1)
     return fail(cudaErrorInvalidValue, "CUDA_MEMCPY3D's reserved fields are not null");
   const char *Src = nullptr, *Dst = nullptr;
+  size_t SrcPitch = C.srcPitch, DstPitch = C.dstPitch;
   if (cudaError_t E = side3D(C.srcMemoryType, C.srcHost, C.srcDevice, C.srcXInBytes, C.srcY, C.srcZ,
-                             C.srcPitch, C.srcHeight, C, "from", Src))
+                             SrcPitch, C.srcHeight, C, "from", Src))
     return E;
   if (cudaError_t E = side3D(C.dstMemoryType, C.dstHost, C.dstDevice, C.dstXInBytes, C.dstY, C.dstZ,
-                             C.dstPitch, C.dstHeight, C, "to", Dst))
+                             DstPitch, C.dstHeight, C, "to", Dst))
     return E;
   // One address space: where each side is, the copy finds out (cudaMemcpyDefault).
   Out = {Src,
-         C.srcPitch,
-         C.srcPitch * C.srcHeight,
+         SrcPitch,
+         SrcPitch * C.srcHeight,
          const_cast<char *>(Dst),
-         C.dstPitch,
-         C.dstPitch * C.dstHeight,
+         DstPitch,
+         DstPitch * C.dstHeight,
          C.WidthInBytes,
          C.Height,
          C.Depth,

@@ -60,55 +60,24 @@ void writeKernel(const GraphNode &N, CuKernelNodeParamsV1 *P) {
   P->Extra = nullptr;
 }
 
-/// Where a side of a 3D copy is: host or device memory (CUDA arrays are not supported yet).
-cudaError_t copySide(CUmemorytype Type, const void *Host, CUdeviceptr Device, const void *Array,
-                     const char *&Out) {
-  if (Array || Type == CU_MEMORYTYPE_ARRAY)
-    return fail(cudaErrorNotSupported, "copies to or from CUDA arrays are not supported yet");
-  if (Type == CU_MEMORYTYPE_HOST)
-    Out = static_cast<const char *>(Host);
-  else if (Type == CU_MEMORYTYPE_DEVICE || Type == CU_MEMORYTYPE_UNIFIED)
-    Out = reinterpret_cast<const char *>(uintptr_t(Device));
-  else
-    return fail(cudaErrorInvalidValue, formatv("memory type {0}", int(Type)).str());
-  if (!Out)
-    return fail(cudaErrorInvalidValue, "a copy node without a source or destination");
-  return cudaSuccess;
-}
-
-cudaError_t readCopy(const CuMemcpy3D *P, GraphNode &N) {
+cudaError_t readCopy(const CUDA_MEMCPY3D *P, GraphNode &N) {
   if (!P)
     return fail(cudaErrorInvalidValue);
-  const char *Src = nullptr, *Dst = nullptr;
-  if (cudaError_t E = copySide(P->SrcType, P->SrcHost, P->SrcDevice, P->SrcArray, Src))
-    return E;
-  if (cudaError_t E = copySide(P->DstType, P->DstHost, P->DstDevice, P->DstArray, Dst))
-    return E;
-  const size_t SrcPitch = P->SrcPitch ? P->SrcPitch : P->Width;
-  const size_t DstPitch = P->DstPitch ? P->DstPitch : P->Width;
-  const size_t SrcSlice = SrcPitch * (P->SrcHeight ? P->SrcHeight : P->Height);
-  const size_t DstSlice = DstPitch * (P->DstHeight ? P->DstHeight : P->Height);
   N.Kind = NodeKind::Memcpy;
-  N.Copy.Src = Src + P->SrcZ * SrcSlice + P->SrcY * SrcPitch + P->SrcX;
-  N.Copy.Dst = const_cast<char *>(Dst) + P->DstZ * DstSlice + P->DstY * DstPitch + P->DstX;
-  N.Copy.SrcPitch = SrcPitch, N.Copy.DstPitch = DstPitch;
-  N.Copy.SrcSlice = SrcSlice, N.Copy.DstSlice = DstSlice;
-  N.Copy.Width = P->Width, N.Copy.Height = P->Height, N.Copy.Depth = P->Depth;
-  N.Copy.Kind = cudaMemcpyDefault; // one address space: the copy finds where each side is
-  return cudaSuccess;
+  return describeCopy3D(*P, N.Copy);
 }
 
-void writeCopy(const GraphNode &N, CuMemcpy3D *P) {
+void writeCopy(const GraphNode &N, CUDA_MEMCPY3D *P) {
   const Copy3D &C = N.Copy;
   *P = {};
   // Both sides as unified memory, which any address is here.
-  P->SrcType = P->DstType = CU_MEMORYTYPE_UNIFIED;
-  P->SrcDevice = CUdeviceptr(uintptr_t(C.Src));
-  P->DstDevice = CUdeviceptr(uintptr_t(C.Dst));
-  P->SrcPitch = C.SrcPitch, P->DstPitch = C.DstPitch;
-  P->SrcHeight = C.SrcPitch ? C.SrcSlice / C.SrcPitch : 0;
-  P->DstHeight = C.DstPitch ? C.DstSlice / C.DstPitch : 0;
-  P->Width = C.Width, P->Height = C.Height, P->Depth = C.Depth;
+  P->srcMemoryType = P->dstMemoryType = CU_MEMORYTYPE_UNIFIED;
+  P->srcDevice = CUdeviceptr(uintptr_t(C.Src));
+  P->dstDevice = CUdeviceptr(uintptr_t(C.Dst));
+  P->srcPitch = C.SrcPitch, P->dstPitch = C.DstPitch;
+  P->srcHeight = C.SrcPitch ? C.SrcSlice / C.SrcPitch : 0;
+  P->dstHeight = C.DstPitch ? C.DstSlice / C.DstPitch : 0;
+  P->WidthInBytes = C.Width, P->Height = C.Height, P->Depth = C.Depth;
 }
 
 cudaError_t readNodeParams(CuNodeParams *P, GraphNode &N) {
@@ -385,7 +354,7 @@ CUresult cuGraphAddKernelNode_v2(GraphNode **Out, Graph *G, GraphNode *const *De
 }
 
 CUresult cuGraphAddMemcpyNode(GraphNode **Out, Graph *G, GraphNode *const *Deps, size_t NumDeps,
-                              const CuMemcpy3D *P, CUcontext) {
+                              const CUDA_MEMCPY3D *P, CUcontext) {
   return inContext(
       [&] { return add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return readCopy(P, N); }); });
 }
@@ -543,7 +512,7 @@ CUresult cuGraphKernelNodeSetAttribute(GraphNode *Node, int Id, const void *Valu
   });
 }
 
-CUresult cuGraphMemcpyNodeGetParams(GraphNode *Node, CuMemcpy3D *P) {
+CUresult cuGraphMemcpyNodeGetParams(GraphNode *Node, CUDA_MEMCPY3D *P) {
   return inContext([&] {
     if (cudaError_t E = nodeOfKind(Node, NodeKind::Memcpy))
       return E;
@@ -554,7 +523,7 @@ CUresult cuGraphMemcpyNodeGetParams(GraphNode *Node, CuMemcpy3D *P) {
   });
 }
 
-CUresult cuGraphMemcpyNodeSetParams(GraphNode *Node, const CuMemcpy3D *P) {
+CUresult cuGraphMemcpyNodeSetParams(GraphNode *Node, const CUDA_MEMCPY3D *P) {
   return inContext([&] {
     return setParams(Node, NodeKind::Memcpy, [&](GraphNode &N) { return readCopy(P, N); });
   });
@@ -709,7 +678,7 @@ CUresult cuGraphExecKernelNodeSetParams_v2(GraphExec *X, GraphNode *Node,
   });
 }
 
-CUresult cuGraphExecMemcpyNodeSetParams(GraphExec *X, GraphNode *Node, const CuMemcpy3D *P,
+CUresult cuGraphExecMemcpyNodeSetParams(GraphExec *X, GraphNode *Node, const CUDA_MEMCPY3D *P,
                                         CUcontext) {
   return inContext([&] {
     return setExecParams(X, Node, NodeKind::Memcpy, [&](GraphNode &N) { return readCopy(P, N); });

@@ -26,22 +26,6 @@ struct CuKernelNodeParams {
   CUcontext Ctx;
 };
 static_assert(sizeof(CuKernelNodeParams) == 72);
-struct CuMemcpy3D {
-  size_t SrcX, SrcY, SrcZ, SrcLod;
-  CUmemorytype SrcType;
-  const void *SrcHost;
-  CUdeviceptr SrcDevice;
-  void *SrcArray, *Reserved0;
-  size_t SrcPitch, SrcHeight;
-  size_t DstX, DstY, DstZ, DstLod;
-  CUmemorytype DstType;
-  void *DstHost;
-  CUdeviceptr DstDevice;
-  void *DstArray, *Reserved1;
-  size_t DstPitch, DstHeight;
-  size_t Width, Height, Depth;
-};
-static_assert(sizeof(CuMemcpy3D) == 200 && offsetof(CuMemcpy3D, DstPitch) == 160);
 struct CuInstantiateParams {
   unsigned long long Flags;
   CUstream UploadStream;
@@ -64,7 +48,7 @@ struct CuNodeParams {
     struct {
       int Flags, Reserved;
       CUcontext Ctx;
-      CuMemcpy3D Copy;
+      CUDA_MEMCPY3D Copy;
     } Memcpy;
     MemsetNodeParams Memset; ///< CUDA_MEMSET_NODE_PARAMS_v2 (and a context after it)
     HostNodeParams Host;
@@ -139,7 +123,7 @@ CUresult cuGraphAddKernelNode_v2(ptx2amd::runtime::GraphNode **Out, ptx2amd::run
                                  const ptx2amd::runtime::CuKernelNodeParams *P);
 CUresult cuGraphAddMemcpyNode(ptx2amd::runtime::GraphNode **Out, ptx2amd::runtime::Graph *G,
                               ptx2amd::runtime::GraphNode *const *Deps, size_t NumDeps,
-                              const ptx2amd::runtime::CuMemcpy3D *P, CUcontext);
+                              const CUDA_MEMCPY3D *P, CUcontext);
 CUresult cuGraphAddMemsetNode(ptx2amd::runtime::GraphNode **Out, ptx2amd::runtime::Graph *G,
                               ptx2amd::runtime::GraphNode *const *Deps, size_t NumDeps,
                               const ptx2amd::runtime::MemsetNodeParams *P, CUcontext);
@@ -182,10 +166,8 @@ CUresult cuGraphKernelNodeCopyAttributes(ptx2amd::runtime::GraphNode *Dst,
 CUresult cuGraphKernelNodeGetAttribute(ptx2amd::runtime::GraphNode *Node, int Id, void *Value);
 CUresult cuGraphKernelNodeSetAttribute(ptx2amd::runtime::GraphNode *Node, int Id,
                                        const void *Value);
-CUresult cuGraphMemcpyNodeGetParams(ptx2amd::runtime::GraphNode *Node,
-                                    ptx2amd::runtime::CuMemcpy3D *P);
-CUresult cuGraphMemcpyNodeSetParams(ptx2amd::runtime::GraphNode *Node,
-                                    const ptx2amd::runtime::CuMemcpy3D *P);
+CUresult cuGraphMemcpyNodeGetParams(ptx2amd::runtime::GraphNode *Node, CUDA_MEMCPY3D *P);
+CUresult cuGraphMemcpyNodeSetParams(ptx2amd::runtime::GraphNode *Node, const CUDA_MEMCPY3D *P);
 CUresult cuGraphMemsetNodeGetParams(ptx2amd::runtime::GraphNode *Node,
                                     ptx2amd::runtime::MemsetNodeParams *P);
 CUresult cuGraphMemsetNodeSetParams(ptx2amd::runtime::GraphNode *Node,
@@ -220,8 +202,8 @@ CUresult cuGraphExecKernelNodeSetParams_v2(ptx2amd::runtime::GraphExec *X,
                                            ptx2amd::runtime::GraphNode *Node,
                                            const ptx2amd::runtime::CuKernelNodeParams *P);
 CUresult cuGraphExecMemcpyNodeSetParams(ptx2amd::runtime::GraphExec *X,
-                                        ptx2amd::runtime::GraphNode *Node,
-                                        const ptx2amd::runtime::CuMemcpy3D *P, CUcontext);
+                                        ptx2amd::runtime::GraphNode *Node, const CUDA_MEMCPY3D *P,
+                                        CUcontext);
 CUresult cuGraphExecMemsetNodeSetParams(ptx2amd::runtime::GraphExec *X,
                                         ptx2amd::runtime::GraphNode *Node,
                                         const ptx2amd::runtime::MemsetNodeParams *P, CUcontext);
