@@ -16,5 +16,7 @@ using namespace ptx2amd::runtime;
     static std::atomic<bool> Logged{false};                                                        \
     return guarded([] { return notSupported(#Name, Logged); });                                    \
   }
-#define CUDART_SAME(Name, Target) PTX2AMD_SAME_ENTRY(Name, Target)
+// Every SAME line is a per-thread-default-stream variant: its null stream is the thread's
+// per-thread default stream.
+#define CUDART_SAME(Name, Target) PTX2AMD_PER_THREAD_ENTRY(Name, Target)
 #include "RuntimeEntryPoints.def"

@@ -212,10 +212,11 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t Kernel, dim3 Grid, dim3 Block, void 
   });
 }
 
-// Per-thread default streams are the default stream for now (every launch is ordered with it).
+// The null stream of a program built with --default-stream per-thread is its thread's stream.
 cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t Kernel, dim3 Grid, dim3 Block, void **Args,
                                     size_t SharedBytes, cudaStream_t Stream) {
-  return __cudaLaunchKernel(Kernel, Grid, Block, Args, SharedBytes, Stream);
+  return __cudaLaunchKernel(Kernel, Grid, Block, Args, SharedBytes,
+                            Stream ? Stream : StreamPerThread);
 }
 
 /// cudaLaunchConfig_t.
@@ -270,7 +271,7 @@ cudaError_t cudaLaunchKernel(const void *Func, dim3 Grid, dim3 Block, void **Arg
 
 cudaError_t cudaLaunchKernel_ptsz(const void *Func, dim3 Grid, dim3 Block, void **Args,
                                   size_t SharedBytes, cudaStream_t Stream) {
-  return cudaLaunchKernel(Func, Grid, Block, Args, SharedBytes, Stream);
+  return cudaLaunchKernel(Func, Grid, Block, Args, SharedBytes, Stream ? Stream : StreamPerThread);
 }
 
 // The device reports no cooperative launch (cudaDevAttrCooperativeLaunch 0): grid-wide

@@ -16,5 +16,9 @@ using namespace ptx2amd::runtime;
     static std::atomic<bool> Logged{false};                                                        \
     return driverCall([] { return notSupported(#Name, Logged); });                                 \
   }
-#define CU_SAME(Name, Base, Variant, Version, PerThread, Target) PTX2AMD_SAME_ENTRY(Name, Target)
+// A per-thread variant's null stream is the thread's per-thread default stream.
+#define CU_SAME(Name, Base, Variant, Version, PerThread, Target)                                   \
+  PTX2AMD_SAME_OR_PER_THREAD_##PerThread(Name, Target)
+#define PTX2AMD_SAME_OR_PER_THREAD_0(Name, Target) PTX2AMD_SAME_ENTRY(Name, Target)
+#define PTX2AMD_SAME_OR_PER_THREAD_1(Name, Target) PTX2AMD_PER_THREAD_ENTRY(Name, Target)
 #include "DriverEntryPoints.def"

@@ -72,12 +72,12 @@ GraphState &state() {
 std::atomic<int> ActiveCaptures{0};
 
 /// What names a stream in the capture table: each thread's per-thread default stream is its own.
-const void *streamKey(cudaStream_t S) {
-  thread_local char PerThread;
-  return S == StreamPerThread ? static_cast<const void *>(&PerThread) : S;
-}
+const void *streamKey(cudaStream_t S) { return resolveStream(S); }
 
-bool isLegacy(cudaStream_t S) { return S == nullptr || S == StreamLegacy; }
+bool isLegacy(cudaStream_t S) {
+  S = resolveStream(S);
+  return S == nullptr || S == StreamLegacy;
+}
 
 cudaError_t checkExec(const GraphExec *X) {
   std::lock_guard<std::recursive_mutex> Lock(state().Mutex);

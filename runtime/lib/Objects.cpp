@@ -154,7 +154,8 @@ cudaError_t streamFlags(cudaStream_t S, unsigned &Flags) {
   if (cudaError_t E = context(C))
     return E;
   Flags = 0;
-  if (S == nullptr || S == StreamLegacy || S == StreamPerThread)
+  S = resolveStream(S);
+  if (S == nullptr || S == StreamLegacy)
     return cudaSuccess;
   std::lock_guard<std::mutex> Lock(C->Mutex);
   auto It = C->Streams.find(S);
@@ -173,12 +174,9 @@ cudaError_t streamId(cudaStream_t S, unsigned long long &Id) {
   Context *C = nullptr;
   if (cudaError_t E = context(C))
     return E;
+  S = resolveStream(S);
   if (S == nullptr || S == StreamLegacy) {
     Id = 1;
-    return cudaSuccess;
-  }
-  if (S == StreamPerThread) {
-    Id = 2;
     return cudaSuccess;
   }
   std::lock_guard<std::mutex> Lock(C->Mutex);
@@ -202,6 +200,7 @@ cudaError_t streamAttribute(cudaStream_t S, int Id, void *Value, bool Set) {
   Context *C = nullptr;
   if (cudaError_t E = context(C))
     return E;
+  S = resolveStream(S);
   if (!S)
     S = StreamLegacy;
   std::lock_guard<std::mutex> Lock(C->Mutex);
@@ -228,6 +227,7 @@ cudaError_t copyStreamAttributes(cudaStream_t Dst, cudaStream_t Src) {
   if (cudaError_t E = context(C))
     return E;
   std::lock_guard<std::mutex> Lock(C->Mutex);
+  Dst = resolveStream(Dst), Src = resolveStream(Src);
   C->StreamAttributes[Dst ? Dst : StreamLegacy] = C->StreamAttributes[Src ? Src : StreamLegacy];
   return cudaSuccess;
 }

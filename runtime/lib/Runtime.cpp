@@ -214,9 +214,28 @@ cudaError_t synchronizeAll(Context &C) {
   return cudaSuccess;
 }
 
+namespace {
+/// Return addresses of the per-thread entry points the thread is in (EntryPoints.h).
+thread_local std::vector<void *> PerThreadCalls;
+} // namespace
+
+bool inPerThreadCall() { return !PerThreadCalls.empty(); }
+
+cudaStream_t resolveStream(cudaStream_t S) {
+  if (S != StreamPerThread && (S || !inPerThreadCall()))
+    return S;
+  // Made on the thread's first use and kept for the process: a thread's stream outlives it
+  // when its work does.
+  thread_local cudaStream_t Mine = nullptr;
+  if (!Mine && createStream(&Mine, 0) != cudaSuccess)
+    return S;
+  return Mine;
+}
+
 cudaError_t streamFor(Context &C, cudaStream_t S, loader::Stream *&Out) {
   std::vector<loader::Stream *> Wait;
-  if (S == nullptr || S == StreamLegacy || S == StreamPerThread) {
+  S = resolveStream(S);
+  if (S == nullptr || S == StreamLegacy) {
     Out = nullptr;
     std::lock_guard<std::mutex> Lock(C.Mutex);
     for (auto &[Handle, R] : C.Streams)
@@ -433,3 +452,13 @@ cudaError_t launchKernelEx(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, 
 }
 
 } // namespace ptx2amd::runtime
+
+extern "C" void ptx2amd_per_thread_enter(void *ReturnAddress) {
+  ptx2amd::runtime::PerThreadCalls.push_back(ReturnAddress);
+}
+
+extern "C" void *ptx2amd_per_thread_leave() {
+  void *R = ptx2amd::runtime::PerThreadCalls.back();
+  ptx2amd::runtime::PerThreadCalls.pop_back();
+  return R;
+}

@@ -195,6 +195,12 @@ bool contextMade();
 /// recorded as the last error and returned every time.
 cudaError_t context(Context *&Out);
 
+/// Whether the thread is in a per-thread-default-stream entry point (_ptsz, _ptds).
+bool inPerThreadCall();
+/// The stream \p S names: cudaStreamPerThread, and the null stream in a per-thread entry point,
+/// are the thread's per-thread default stream, a blocking stream of its own (made on first
+/// use); any other handle is itself.
+cudaStream_t resolveStream(cudaStream_t S);
 /// The stream behind \p S (null: the device's default stream, for the legacy and per-thread
 /// default streams too), after ordering it as CUDA's legacy default stream requires: work on
 /// the default stream waits for every blocking stream, work on a blocking stream waits for the
