@@ -27,13 +27,7 @@ void note(std::string Text) {
 
 } // namespace
 
-bool Module::declaresKernel(StringRef Name) {
-  if (auto K = kernel(Name))
-    return true;
-  else
-    consumeError(K.takeError());
-  return false;
-}
+bool Module::declaresKernel(StringRef Name) { return llvm::is_contained(kernelNames(), Name); }
 
 // A device without virtual memory management says so for each of its calls.
 static Error noVirtualMemory() {

@@ -61,8 +61,11 @@ class HostModule final : public Module {
 public:
   Expected<const Kernel &> kernel(StringRef Name) override;
   Expected<GlobalSymbol> global(StringRef Name) override;
-  bool declaresKernel(StringRef KernelName) override {
-    return llvm::is_contained(Loaded->kernels(), KernelName);
+  std::vector<std::string> kernelNames() override {
+    std::vector<std::string> Names;
+    for (const auto &N : Loaded->kernels())
+      Names.emplace_back(N);
+    return Names;
   }
 
   std::string Name;

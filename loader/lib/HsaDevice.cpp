@@ -258,6 +258,12 @@ public:
   ~HsaModule() override;
   Expected<const Kernel &> kernel(StringRef Name) override;
   Expected<GlobalSymbol> global(StringRef Name) override;
+  std::vector<std::string> kernelNames() override {
+    std::vector<std::string> Names;
+    for (const amdgpu::KernelMetadata &K : Meta.Kernels)
+      Names.push_back(K.Name);
+    return Names;
+  }
 
   HsaDevice &Dev;
   std::vector<uint8_t> Bytes; ///< the reader reads from them until the executable is gone

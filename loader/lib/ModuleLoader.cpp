@@ -15,6 +15,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <optional>
@@ -384,6 +385,19 @@ Expected<const Kernel &> LazyModule::kernel(StringRef KernelName) {
     return makeError("kernel '" + KernelName + "' of '" + Name +
                      "' cannot be loaded: " + It->second);
   return DeviceModule->kernel(KernelName);
+}
+
+std::vector<std::string> LazyModule::kernelNames() {
+  if (Error E = load()) {
+    consumeError(std::move(E));
+    return {};
+  }
+  std::vector<std::string> Names = DeviceModule->kernelNames();
+  for (const auto &U : Unavailable)
+    if (!llvm::is_contained(Names, U.getKey()))
+      Names.push_back(U.getKey().str());
+  std::sort(Names.begin(), Names.end());
+  return Names;
 }
 
 bool LazyModule::hasKernel(StringRef KernelName) {

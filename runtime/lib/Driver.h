@@ -96,6 +96,24 @@ cudaError_t loadInCurrentContext(
     const std::string &Name, std::string *ErrorLog = nullptr);
 /// Module \p F's kernel \p Name, translating the module at the first lookup.
 cudaError_t functionIn(FatbinRecord &F, const char *Name, KernelRecord *&Out);
+/// Libraries (DriverLibraries.cpp), for both APIs: a library (CUlibrary, cudaLibrary_t) is its
+/// FatbinRecord, a kernel of one (CUkernel, cudaKernel_t) its KernelRecord. The options change
+/// nothing (translation happens at first use) and are only checked.
+cudaError_t loadLibrary(CUlibrary *Library, const void *Code, unsigned NumJitOptions,
+                        void *JitOptions, void *JitValues, unsigned NumLibraryOptions,
+                        void *LibraryOptions, void *LibraryValues);
+cudaError_t loadLibraryFromFile(CUlibrary *Library, const char *Path, unsigned NumJitOptions,
+                                void *JitOptions, void *JitValues, unsigned NumLibraryOptions,
+                                void *LibraryOptions, void *LibraryValues);
+cudaError_t unloadLibrary(CUlibrary Library);
+cudaError_t libraryKernel(CUkernel *Kernel, CUlibrary Library, const char *Name);
+cudaError_t libraryGlobal(CUdeviceptr *Address, size_t *Bytes, CUlibrary Library, const char *Name);
+/// Every kernel of \p Library, at most *Count of them into \p Kernels; with no Kernels, their
+/// count into *Count.
+cudaError_t libraryKernels(CUkernel *Kernels, unsigned *Count, CUlibrary Library);
+/// cudaFuncGetParamInfo, cuFuncGetParamInfo: where parameter \p Index is in CUDA's parameter
+/// buffer, and its size.
+cudaError_t kernelParamInfo(KernelRecord *K, size_t Index, size_t *Offset, size_t *Size);
 /// Module \p F's variable \p Name: its device address and size (either may be null).
 cudaError_t globalIn(FatbinRecord &F, const char *Name, CUdeviceptr *Address, size_t *Bytes);
 
@@ -211,6 +229,10 @@ CUresult cuLibraryLoadFromFile(CUlibrary *Library, const char *Path, CUjit_optio
                                void **JitValues, unsigned NumJitOptions, void *LibraryOptions,
                                void **LibraryValues, unsigned NumLibraryOptions);
 CUresult cuLibraryUnload(CUlibrary Library);
+CUresult cuLibraryEnumerateKernels(CUkernel *Kernels, unsigned Count, CUlibrary Library);
+CUresult cuLibraryGetKernelCount(unsigned *Count, CUlibrary Library);
+CUresult cuFuncGetParamInfo(CUfunction Function, size_t Index, size_t *Offset, size_t *Size);
+CUresult cuKernelGetParamInfo(CUkernel Kernel, size_t Index, size_t *Offset, size_t *Size);
 CUresult cuLibraryGetModule(CUmodule *Module, CUlibrary Library);
 CUresult cuLibraryGetKernel(CUkernel *Kernel, CUlibrary Library, const char *Name);
 CUresult cuLibraryGetGlobal(CUdeviceptr *Address, size_t *Bytes, CUlibrary Library,

@@ -30,10 +30,10 @@ cudaError_t openLibrary(CUlibrary *Out, const void *Image, ArrayRef<uint8_t> Byt
   uint32_t Magic = 0;
   std::memcpy(&Magic, Image, sizeof Magic);
   FatbinRecord *F = nullptr;
-  if (cudaError_t E = registerModule(Magic == fatbin::WrapperMagic
-                                         ? C->Loader.openWrapper(Image, Name)
-                                         : C->Loader.open(Bytes, Name),
-                                     Name, /*Owner=*/nullptr, F))
+  if (cudaError_t E =
+          registerModule(Magic == fatbin::WrapperMagic ? C->Loader.openWrapper(Image, Name)
+                                                       : C->Loader.open(Bytes, Name),
+                         Name, /*Owner=*/nullptr, F))
     return E;
   {
     DriverState &S = driverState();
@@ -50,8 +50,7 @@ cudaError_t libraryOf(CUlibrary L, FatbinRecord *&Out) {
   {
     std::lock_guard<std::mutex> Lock(S.Mutex);
     if (!S.Libraries.count(F))
-      return fail(cudaErrorInvalidResourceHandle,
-                  formatv("no library {0}", (const void *)L).str());
+      return fail(cudaErrorInvalidResourceHandle, formatv("no library {0}", (const void *)L).str());
   }
   Out = F;
   return cudaSuccess;
@@ -67,24 +66,135 @@ bool validOptions(unsigned NumJit, void *JitOptions, void *JitValues, unsigned N
 
 } // namespace
 
+namespace ptx2amd::runtime {
+
+cudaError_t loadLibrary(CUlibrary *Library, const void *Code, unsigned NumJitOptions,
+                        void *JitOptions, void *JitValues, unsigned NumLibraryOptions,
+                        void *LibraryOptions, void *LibraryValues) {
+  if (!Library || !Code ||
+      !validOptions(NumJitOptions, JitOptions, JitValues, NumLibraryOptions, LibraryOptions,
+                    LibraryValues))
+    return fail(cudaErrorInvalidValue);
+  uint32_t Magic = 0;
+  std::memcpy(&Magic, Code, sizeof Magic);
+  ArrayRef<uint8_t> Bytes = Magic == fatbin::WrapperMagic ? ArrayRef<uint8_t>() : imageBytes(Code);
+  return openLibrary(Library, Code, Bytes,
+                     Magic == fatbin::WrapperMagic
+                         ? std::string("registered fatbin")
+                         : formatv("in-memory image of {0} bytes", Bytes.size()).str());
+}
+
+cudaError_t loadLibraryFromFile(CUlibrary *Library, const char *Path, unsigned NumJitOptions,
+                                void *JitOptions, void *JitValues, unsigned NumLibraryOptions,
+                                void *LibraryOptions, void *LibraryValues) {
+  if (!Library || !Path ||
+      !validOptions(NumJitOptions, JitOptions, JitValues, NumLibraryOptions, LibraryOptions,
+                    LibraryValues))
+    return fail(cudaErrorInvalidValue);
+  auto Buffer = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/true);
+  if (!Buffer)
+    return fail(cudaErrorFileNotFound,
+                formatv("{0}: {1}", Path, Buffer.getError().message()).str());
+  auto Bytes = ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>((*Buffer)->getBufferStart()),
+                                 (*Buffer)->getBufferSize());
+  // The loader copies what it keeps: the buffer may go.
+  return openLibrary(Library, Bytes.data(), Bytes, Path);
+}
+
+cudaError_t unloadLibrary(CUlibrary Library) {
+  FatbinRecord *F = nullptr;
+  if (cudaError_t E = libraryOf(Library, F))
+    return E;
+  {
+    DriverState &S = driverState();
+    std::lock_guard<std::mutex> Lock(S.Mutex);
+    S.Libraries.erase(F);
+  }
+  return unloadModules({F});
+}
+
+cudaError_t libraryKernel(CUkernel *Kernel, CUlibrary Library, const char *Name) {
+  if (!Kernel || !Name)
+    return fail(cudaErrorInvalidValue);
+  FatbinRecord *F = nullptr;
+  if (cudaError_t E = libraryOf(Library, F))
+    return E;
+  KernelRecord *K = nullptr;
+  if (cudaError_t E = functionIn(*F, Name, K))
+    return E;
+  *Kernel = reinterpret_cast<CUkernel>(K);
+  return cudaSuccess;
+}
+
+cudaError_t libraryGlobal(CUdeviceptr *Address, size_t *Bytes, CUlibrary Library,
+                          const char *Name) {
+  if (!Name || (!Address && !Bytes))
+    return fail(cudaErrorInvalidValue);
+  FatbinRecord *F = nullptr;
+  if (cudaError_t E = libraryOf(Library, F))
+    return E;
+  return globalIn(*F, Name, Address, Bytes);
+}
+
+cudaError_t libraryKernels(CUkernel *Kernels, unsigned *Count, CUlibrary Library) {
+  FatbinRecord *F = nullptr;
+  if (cudaError_t E = libraryOf(Library, F))
+    return E;
+  if (Error E = F->Module->load())
+    return fail(cudaErrorInvalidPtx, std::move(E));
+  std::vector<std::string> Names = F->Module->kernelNames();
+  if (!Kernels) { // the count
+    if (!Count)
+      return fail(cudaErrorInvalidValue);
+    *Count = unsigned(Names.size());
+    return cudaSuccess;
+  }
+  if (!Count)
+    return fail(cudaErrorInvalidValue);
+  unsigned N = std::min<unsigned>(*Count, unsigned(Names.size()));
+  for (unsigned I = 0; I < N; ++I)
+    if (cudaError_t E = libraryKernel(&Kernels[I], Library, Names[I].c_str()))
+      return E;
+  return cudaSuccess;
+}
+
+cudaError_t kernelParamInfo(KernelRecord *K, size_t Index, size_t *Offset, size_t *Size) {
+  if (!K)
+    return fail(cudaErrorInvalidDeviceFunction);
+  if (!Offset && !Size)
+    return fail(cudaErrorInvalidValue);
+  Context *C = nullptr;
+  const loader::Kernel *DK = nullptr;
+  if (cudaError_t E = contextAndKernel(*K, C, DK))
+    return E;
+  // The explicit parameters, in order, at their offsets in CUDA's parameter buffer (which the
+  // kernarg segment keeps).
+  size_t I = 0;
+  for (const amdgpu::KernelArgMetadata &A : DK->metadata().Args) {
+    if (A.isHidden())
+      continue;
+    if (I++ != Index)
+      continue;
+    if (Offset)
+      *Offset = A.Offset;
+    if (Size)
+      *Size = A.Size;
+    return cudaSuccess;
+  }
+  return fail(cudaErrorInvalidValue,
+              formatv("kernel '{0}' has {1} parameters, not {2}", K->Name, I, Index + 1).str());
+}
+
+} // namespace ptx2amd::runtime
+
 extern "C" {
 
 CUresult cuLibraryLoadData(CUlibrary *Library, const void *Code, CUjit_option *JitOptions,
                            void **JitValues, unsigned NumJitOptions, void *LibraryOptions,
                            void **LibraryValues, unsigned NumLibraryOptions) {
   return driverCall([&] {
-    if (!Library || !Code ||
-        !validOptions(NumJitOptions, JitOptions, JitValues, NumLibraryOptions, LibraryOptions,
-                      LibraryValues))
-      return fail(cudaErrorInvalidValue);
-    uint32_t Magic = 0;
-    std::memcpy(&Magic, Code, sizeof Magic);
-    ArrayRef<uint8_t> Bytes =
-        Magic == fatbin::WrapperMagic ? ArrayRef<uint8_t>() : imageBytes(Code);
-    return openLibrary(Library, Code, Bytes,
-                       Magic == fatbin::WrapperMagic
-                           ? std::string("registered fatbin")
-                           : formatv("in-memory image of {0} bytes", Bytes.size()).str());
+    return loadLibrary(Library, Code, NumJitOptions, JitOptions, JitValues, NumLibraryOptions,
+                       LibraryOptions, LibraryValues);
   });
 }
 
@@ -92,33 +202,38 @@ CUresult cuLibraryLoadFromFile(CUlibrary *Library, const char *Path, CUjit_optio
                                void **JitValues, unsigned NumJitOptions, void *LibraryOptions,
                                void **LibraryValues, unsigned NumLibraryOptions) {
   return driverCall([&] {
-    if (!Library || !Path ||
-        !validOptions(NumJitOptions, JitOptions, JitValues, NumLibraryOptions, LibraryOptions,
-                      LibraryValues))
-      return fail(cudaErrorInvalidValue);
-    auto Buffer = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/true);
-    if (!Buffer)
-      return fail(cudaErrorFileNotFound,
-                  formatv("{0}: {1}", Path, Buffer.getError().message()).str());
-    auto Bytes = ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>((*Buffer)->getBufferStart()),
-                                   (*Buffer)->getBufferSize());
-    // The loader copies what it keeps: the buffer may go.
-    return openLibrary(Library, Bytes.data(), Bytes, Path);
+    return loadLibraryFromFile(Library, Path, NumJitOptions, JitOptions, JitValues,
+                               NumLibraryOptions, LibraryOptions, LibraryValues);
   });
 }
 
 CUresult cuLibraryUnload(CUlibrary Library) {
+  return driverCall([&] { return unloadLibrary(Library); });
+}
+
+CUresult cuLibraryEnumerateKernels(CUkernel *Kernels, unsigned Count, CUlibrary Library) {
   return driverCall([&] {
-    FatbinRecord *F = nullptr;
-    if (cudaError_t E = libraryOf(Library, F))
-      return E;
-    {
-      DriverState &S = driverState();
-      std::lock_guard<std::mutex> Lock(S.Mutex);
-      S.Libraries.erase(F);
-    }
-    return unloadModules({F});
+    if (!Kernels)
+      return fail(cudaErrorInvalidValue);
+    return libraryKernels(Kernels, &Count, Library);
   });
+}
+
+CUresult cuLibraryGetKernelCount(unsigned *Count, CUlibrary Library) {
+  return driverCall([&] { return libraryKernels(nullptr, Count, Library); });
+}
+
+CUresult cuFuncGetParamInfo(CUfunction Function, size_t Index, size_t *Offset, size_t *Size) {
+  return driverCall([&] {
+    KernelRecord *K = nullptr;
+    if (cudaError_t E = functionOf(Function, K))
+      return E;
+    return kernelParamInfo(K, Index, Offset, Size);
+  });
+}
+
+CUresult cuKernelGetParamInfo(CUkernel Kernel, size_t Index, size_t *Offset, size_t *Size) {
+  return cuFuncGetParamInfo(reinterpret_cast<CUfunction>(Kernel), Index, Offset, Size);
 }
 
 CUresult cuLibraryGetModule(CUmodule *Module, CUlibrary Library) {
@@ -134,30 +249,12 @@ CUresult cuLibraryGetModule(CUmodule *Module, CUlibrary Library) {
 }
 
 CUresult cuLibraryGetKernel(CUkernel *Kernel, CUlibrary Library, const char *Name) {
-  return driverCall([&] {
-    if (!Kernel || !Name)
-      return fail(cudaErrorInvalidValue);
-    FatbinRecord *F = nullptr;
-    if (cudaError_t E = libraryOf(Library, F))
-      return E;
-    KernelRecord *K = nullptr;
-    if (cudaError_t E = functionIn(*F, Name, K))
-      return E;
-    *Kernel = reinterpret_cast<CUkernel>(K);
-    return cudaSuccess;
-  });
+  return driverCall([&] { return libraryKernel(Kernel, Library, Name); });
 }
 
 CUresult cuLibraryGetGlobal(CUdeviceptr *Address, size_t *Bytes, CUlibrary Library,
                             const char *Name) {
-  return driverCall([&] {
-    if (!Name || (!Address && !Bytes))
-      return fail(cudaErrorInvalidValue);
-    FatbinRecord *F = nullptr;
-    if (cudaError_t E = libraryOf(Library, F))
-      return E;
-    return globalIn(*F, Name, Address, Bytes);
-  });
+  return driverCall([&] { return libraryGlobal(Address, Bytes, Library, Name); });
 }
 
 // Managed variables are ordinary device variables here: the device's memory is the host's, or

@@ -1,6 +1,7 @@
 //===- Runtime.cpp - the registry, the context, streams, kernels and launches ===//
 
 #include "Runtime.h"
+#include "Driver.h"
 #include "Graphs.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -149,10 +150,20 @@ Registry &registry() {
 }
 
 KernelRecord *findKernel(const void *HostFun) {
-  Registry &R = registry();
-  std::lock_guard<std::mutex> Lock(R.Mutex);
-  auto It = R.KernelsByHost.find(HostFun);
-  return It == R.KernelsByHost.end() ? nullptr : It->second;
+  {
+    Registry &R = registry();
+    std::lock_guard<std::mutex> Lock(R.Mutex);
+    if (auto It = R.KernelsByHost.find(HostFun); It != R.KernelsByHost.end())
+      return It->second;
+    for (auto &[Host, K] : R.KernelsByHost)
+      if (K == HostFun)
+        return K;
+  }
+  // A cudaKernel_t (cudaGetKernel, cudaLibraryGetKernel) names its kernel too.
+  DriverState &S = driverState();
+  std::lock_guard<std::mutex> Lock(S.Mutex);
+  auto *K = const_cast<KernelRecord *>(static_cast<const KernelRecord *>(HostFun));
+  return S.Functions.count(K) ? K : nullptr;
 }
 
 namespace {

@@ -139,6 +139,12 @@ private:
       return It->second;
     }
     llvm::Expected<loader::GlobalSymbol> global(llvm::StringRef) override { return none(); }
+    std::vector<std::string> kernelNames() override {
+      std::vector<std::string> Names;
+      for (const auto &[Name, K] : Kernels)
+        Names.push_back(Name);
+      return Names;
+    }
     std::map<std::string, CodeObjectKernel> Kernels;
   };
   static llvm::Error none() {

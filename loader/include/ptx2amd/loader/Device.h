@@ -105,9 +105,10 @@ public:
   /// The module variable called \p Name: for cudaMemcpyToSymbol, cuModuleGetGlobal and the
   /// device output buffer (amdgpu::OutputBufferSymbol).
   virtual llvm::Expected<GlobalSymbol> global(llvm::StringRef Name) = 0;
-  /// Whether the module's PTX declares kernel \p Name, whether or not it can run; by default,
-  /// whether kernel() finds it.
-  virtual bool declaresKernel(llvm::StringRef Name);
+  /// The kernels the module holds (PTX entry names), whether or not each can run.
+  virtual std::vector<std::string> kernelNames() = 0;
+  /// Whether the module's PTX declares kernel \p Name, whether or not it can run.
+  bool declaresKernel(llvm::StringRef Name);
 };
 
 /// An in-order sequence of device work. Work of different streams may overlap.

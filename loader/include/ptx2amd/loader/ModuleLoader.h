@@ -98,6 +98,8 @@ public:
   llvm::Error load();
   /// After a successful load(): whether the PTX declares kernel \p Name (available or not).
   bool hasKernel(llvm::StringRef Name);
+  /// The kernels the PTX declares (available or not); none when the module does not load.
+  std::vector<std::string> kernelNames() override;
 
   /// The selected PTX: its name in messages ("prog: container 0 entry 1 (offset 0x...)") and text.
   const std::string &name() const { return Name; }
