@@ -163,3 +163,95 @@ __attribute__((noinline)) void __ptx2amd_assertfail(u64 Message, u64 File, u32 L
   __scoped_atomic_thread_fence(__ATOMIC_RELEASE, __MEMORY_SCOPE_SYSTEM);
   __builtin_trap();
 }
+
+// The device heap of malloc/free (and what new/delete compile to): one per device, set up by
+// the loader (layout: include/ptx2amd/amdgpu-backend/DeviceHeap.h). Blocks come in power-of-two
+// size classes, each with a lock-free free list; a block never freed comes from a bump pointer.
+// A block is a 16-byte header (its class, then the free-list link) and its payload.
+#define HEAP_CLASSES 40
+#define HEAP_DATA_OFFSET 384
+#define HEAP_NODE_MASK 0xffffffffffull // a free list's head: node (offset / 16 + 1), then a tag
+#define HEAP_TAG_ONE (HEAP_NODE_MASK + 1)
+#define HEAP_FORWARD (1ull << 63) // an aligned block's header: the distance back to its block
+
+struct Heap {
+  u64 Capacity; // bytes after HEAP_DATA_OFFSET
+  u64 Top;      // bytes handed out from the bump pointer
+  u64 Free[HEAP_CLASSES];
+};
+
+GLOBAL struct Heap *__attribute__((visibility("protected"))) __ptx2amd_heap;
+
+static u32 heapClass(u64 Size) {
+  u32 K = 0;
+  for (u64 C = 16; C < Size; C <<= 1)
+    ++K;
+  return K;
+}
+
+__attribute__((noinline)) u64 __ptx2amd_malloc(u64 Size) {
+  GLOBAL struct Heap *H = __ptx2amd_heap;
+  if (!H || Size > H->Capacity)
+    return 0;
+  u32 K = heapClass(Size ? Size : 1);
+  if (K >= HEAP_CLASSES)
+    return 0;
+  GLOBAL u8 *Data = (GLOBAL u8 *)H + HEAP_DATA_OFFSET;
+  GLOBAL u64 *Head = &H->Free[K];
+  u64 Old = __scoped_atomic_load_n(Head, __ATOMIC_ACQUIRE, __MEMORY_SCOPE_SYSTEM);
+  while (Old & HEAP_NODE_MASK) {
+    GLOBAL u64 *Block = (GLOBAL u64 *)(Data + ((Old & HEAP_NODE_MASK) - 1) * 16);
+    // A block another thread took meanwhile may hold anything here: the tag fails the swap.
+    u64 Next = __scoped_atomic_load_n(&Block[1], __ATOMIC_RELAXED, __MEMORY_SCOPE_SYSTEM);
+    u64 New = (Next & HEAP_NODE_MASK) | ((Old + HEAP_TAG_ONE) & ~HEAP_NODE_MASK);
+    if (__scoped_atomic_compare_exchange_n(Head, &Old, New, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE,
+                                           __MEMORY_SCOPE_SYSTEM))
+      return (u64)(Block + 2);
+  }
+  const u64 Bytes = 16 + (16ull << K);
+  u64 Top = __scoped_atomic_load_n(&H->Top, __ATOMIC_RELAXED, __MEMORY_SCOPE_SYSTEM);
+  do {
+    if (Top > H->Capacity || H->Capacity - Top < Bytes)
+      return 0;
+  } while (!__scoped_atomic_compare_exchange_n(&H->Top, &Top, Top + Bytes, 0, __ATOMIC_RELAXED,
+                                               __ATOMIC_RELAXED, __MEMORY_SCOPE_SYSTEM));
+  GLOBAL u64 *Block = (GLOBAL u64 *)(Data + Top);
+  Block[0] = K;
+  return (u64)(Block + 2);
+}
+
+__attribute__((noinline)) void __ptx2amd_free(u64 Ptr) {
+  GLOBAL struct Heap *H = __ptx2amd_heap;
+  if (!Ptr || !H)
+    return;
+  GLOBAL u64 *Block = (GLOBAL u64 *)Ptr - 2;
+  if (Block[0] & HEAP_FORWARD)
+    Block = (GLOBAL u64 *)(Ptr - (Block[0] & ~HEAP_FORWARD)) - 2;
+  GLOBAL u8 *Data = (GLOBAL u8 *)H + HEAP_DATA_OFFSET;
+  u64 Node = (u64)((GLOBAL u8 *)Block - Data) / 16 + 1;
+  GLOBAL u64 *Head = &H->Free[Block[0]];
+  u64 Old = __scoped_atomic_load_n(Head, __ATOMIC_RELAXED, __MEMORY_SCOPE_SYSTEM);
+  do
+    __scoped_atomic_store_n(&Block[1], Old & HEAP_NODE_MASK, __ATOMIC_RELAXED,
+                            __MEMORY_SCOPE_SYSTEM);
+  while (!__scoped_atomic_compare_exchange_n(Head, &Old,
+                                             Node | ((Old + HEAP_TAG_ONE) & ~HEAP_NODE_MASK), 0,
+                                             __ATOMIC_RELEASE, __ATOMIC_RELAXED,
+                                             __MEMORY_SCOPE_SYSTEM));
+}
+
+// __nv_aligned_device_malloc: an alignment that is not a power of two gives NULL.
+__attribute__((noinline)) u64 __ptx2amd_aligned_malloc(u64 Size, u64 Align) {
+  if (!Align || (Align & (Align - 1)))
+    return 0;
+  if (Align <= 16)
+    return __ptx2amd_malloc(Size);
+  if (Size > ~0ull - Align - 16)
+    return 0;
+  u64 Raw = __ptx2amd_malloc(Size + Align + 16);
+  if (!Raw)
+    return 0;
+  u64 Aligned = (Raw + 16 + Align - 1) & ~(Align - 1);
+  ((GLOBAL u64 *)Aligned)[-2] = HEAP_FORWARD | (Aligned - Raw);
+  return Aligned;
+}

@@ -16,6 +16,7 @@
 #include "ptx2amd/loader/Device.h"
 #include "ptx2amd/loader/ModuleLoader.h"
 
+#include "ptx2amd/amdgpu-backend/DeviceHeap.h"
 #include "ptx2amd/amdgpu-backend/DeviceOutput.h"
 #include "ptx2amd/amdgpu-backend/KernelFault.h"
 #include "ptx2amd/host-backend/HostDevice.h"
@@ -91,6 +92,13 @@ Expected<const Kernel &> HostModule::kernel(StringRef KernelName) {
 }
 
 Expected<GlobalSymbol> HostModule::global(StringRef VarName) {
+  // The device library's variables (the heap's address) are not the program's: found by name.
+  if (VarName == amdgpu::HeapSymbol) {
+    auto Address = Loaded->global(VarName);
+    if (!Address)
+      return Address.takeError();
+    return GlobalSymbol{*Address, sizeof(void *)};
+  }
   const std::vector<host::GlobalInfo> &Globals = Loaded->globals();
   auto G = llvm::find_if(Globals, [&](const host::GlobalInfo &G) { return G.Name == VarName; });
   if (G == Globals.end())

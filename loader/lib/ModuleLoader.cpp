@@ -2,6 +2,8 @@
 
 #include "ptx2amd/loader/ModuleLoader.h"
 
+#include "ptx2amd/amdgpu-backend/DeviceHeap.h"
+
 #include "ptx2amd/jit/Translate.h"
 
 #include "ptx2amd/fatbin/Fatbin.h"
@@ -366,11 +368,50 @@ LazyModule::LazyModule(ModuleLoader &L, std::string N, std::string P)
 
 LazyModule::~LazyModule() = default;
 
+uint64_t ModuleLoader::heapBytes() const {
+  std::lock_guard<std::mutex> Lock(HeapMutex);
+  return HeapBytes;
+}
+
+Error ModuleLoader::setHeapBytes(uint64_t Bytes) {
+  std::lock_guard<std::mutex> Lock(HeapMutex);
+  if (Heap && Bytes != HeapBytes)
+    return makeError("the device heap is in use: its size is fixed");
+  if (Bytes <= amdgpu::HeapHeaderSize)
+    return makeError(formatv("a device heap of {0} bytes", Bytes).str());
+  HeapBytes = Bytes;
+  return Error::success();
+}
+
+Error ModuleLoader::attachHeap(Module &M) {
+  auto G = M.global(amdgpu::HeapSymbol);
+  if (!G) { // the module does not allocate
+    consumeError(G.takeError());
+    return Error::success();
+  }
+  std::lock_guard<std::mutex> Lock(HeapMutex);
+  if (!Heap) {
+    auto P = Dev.allocate(HeapBytes, MemoryKind::Device);
+    if (!P)
+      return makeError("the device heap of " + Twine(HeapBytes) +
+                       " bytes: " + toString(P.takeError()));
+    const uint64_t Capacity = HeapBytes - amdgpu::HeapHeaderSize;
+    if (Error E = Dev.copy(*P, &Capacity, sizeof Capacity, CopyKind::HostToDevice, nullptr))
+      return E;
+    Heap = *P;
+  }
+  if (Error E = Dev.copy(G->Address, &Heap, sizeof Heap, CopyKind::HostToDevice, nullptr))
+    return E;
+  return Dev.synchronize(nullptr);
+}
+
 Error LazyModule::load() {
   std::lock_guard<std::mutex> Lock(Mutex);
   if (!Attempted) {
     Attempted = true;
     if (Error E = Loader.loadModule(*this))
+      Failure = toString(std::move(E));
+    else if (Error E = Loader.attachHeap(*DeviceModule))
       Failure = toString(std::move(E));
   }
   if (Failure.empty())

@@ -288,8 +288,8 @@ llvm::FunctionType *deviceFunctionType(LLVMContext &C, const std::vector<ir::Var
 }
 
 /// CUDA's device-side library functions that nvcc declares `.extern` (device printf, the assert
-/// handler and graphs' cudaGraphSetConditional) are provided by the project's device library under its own names; any other
-/// function keeps its name.
+/// handler, the device heap's malloc and free, graphs' cudaGraphSetConditional) are provided by the
+/// project's device library under its own names; any other function keeps its name.
 static std::string deviceLibraryName(const ir::Function &F, FunctionType *FT) {
   if (F.isDefinition())
     return F.Name;
@@ -300,6 +300,12 @@ static std::string deviceLibraryName(const ir::Function &F, FunctionType *FT) {
   if (F.Name == "__assertfail" &&
       FT == FunctionType::get(Type::getVoidTy(C), {I64, I64, I32, I64, I64}, false))
     return "__ptx2amd_assertfail";
+  if (F.Name == "malloc" && FT == FunctionType::get(I64, {I64}, false))
+    return "__ptx2amd_malloc";
+  if (F.Name == "free" && FT == FunctionType::get(Type::getVoidTy(C), {I64}, false))
+    return "__ptx2amd_free";
+  if (F.Name == "__cuda_syscall_aligned_malloc" && FT == FunctionType::get(I64, {I64, I64}, false))
+    return "__ptx2amd_aligned_malloc";
   if (F.Name == "cudaGraphSetConditional" &&
       FT == FunctionType::get(Type::getVoidTy(C), {I64, I32}, false))
     return "__ptx2amd_graph_set_conditional";

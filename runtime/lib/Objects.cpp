@@ -66,8 +66,8 @@ bool deviceAttribute(const Context &C, cudaDeviceAttr A, int &Out) {
 }
 
 namespace {
-/// The limits' values, kept and reported: the translated code has no device-side heap or printf
-/// FIFO of these sizes, and its stacks are sized by the compiler.
+/// The limits' values, kept and reported (but the heap's, which is the loader's): the translated
+/// code has no printf FIFO of this size, and its stacks are sized by the compiler.
 struct Limits {
   std::mutex Mutex;
   size_t Values[7] = {1024, 1 << 20, 8 << 20, 2, 2048, 64, 0};
@@ -83,9 +83,19 @@ void writePciBusId(const cudaDeviceProp &P, char *Id, int Length) {
                 unsigned(P.pciBusID), unsigned(P.pciDeviceID));
 }
 
+// cudaLimitMallocHeapSize: the loader's device heap.
+constexpr unsigned MallocHeapLimit = 2;
+
 cudaError_t deviceLimit(cudaLimit Limit, size_t *Value) {
   if (!Value || unsigned(Limit) >= std::size(limits().Values))
     return fail(cudaErrorInvalidValue);
+  if (Limit == MallocHeapLimit) {
+    Context *C = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    *Value = C->Loader.heapBytes();
+    return cudaSuccess;
+  }
   std::lock_guard<std::mutex> Lock(limits().Mutex);
   *Value = limits().Values[Limit];
   return cudaSuccess;
@@ -94,6 +104,14 @@ cudaError_t deviceLimit(cudaLimit Limit, size_t *Value) {
 cudaError_t setDeviceLimit(cudaLimit Limit, size_t Value) {
   if (unsigned(Limit) >= std::size(limits().Values))
     return fail(cudaErrorInvalidValue);
+  if (Limit == MallocHeapLimit) {
+    Context *C = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    if (Error E = C->Loader.setHeapBytes(Value))
+      return fail(cudaErrorInvalidValue, std::move(E));
+    return cudaSuccess;
+  }
   std::lock_guard<std::mutex> Lock(limits().Mutex);
   limits().Values[Limit] = Value;
   return cudaSuccess;

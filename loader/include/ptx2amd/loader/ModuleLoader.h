@@ -149,6 +149,11 @@ public:
 
   LoaderStats stats() const;
 
+  /// The device heap of kernels' malloc (cudaLimitMallocHeapSize): its size may change until a
+  /// module that allocates is loaded, which makes it.
+  uint64_t heapBytes() const;
+  llvm::Error setHeapBytes(uint64_t Bytes);
+
 private:
   friend class LazyModule;
   llvm::Expected<std::unique_ptr<LazyModule>> openSelected(const fatbin::Fatbin &F,
@@ -156,8 +161,14 @@ private:
   /// Translates (or takes from the cache) and loads \p M; called once, with M's mutex held.
   llvm::Error loadModule(LazyModule &M);
   void log(LogLevel Level, const std::string &Line);
+  /// Points \p M's heap variable (amdgpu::HeapSymbol), when it has one, at the device heap,
+  /// made on first need.
+  llvm::Error attachHeap(Module &M);
 
   Device &Dev;
+  mutable std::mutex HeapMutex;
+  void *Heap = nullptr;
+  uint64_t HeapBytes = 8 << 20; ///< CUDA's default
   LoaderOptions Opts;
   std::atomic<uint64_t> Opened{0}, Loaded{0}, Translations{0}, CacheHits{0}, CacheMisses{0};
 };
