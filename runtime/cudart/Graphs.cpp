@@ -24,19 +24,6 @@ struct KernelNodeParams {
   void **Extra;
 };
 static_assert(sizeof(KernelNodeParams) == 56 && offsetof(KernelNodeParams, KernelParams) == 40);
-struct InstantiateParams {
-  unsigned long long Flags;
-  cudaStream_t UploadStream;
-  GraphNode *ErrorNode;
-  int Result; ///< cudaGraphInstantiateResult
-};
-static_assert(sizeof(InstantiateParams) == 32);
-struct ExecUpdateResultInfo {
-  int Result;
-  GraphNode *ErrorNode;
-  GraphNode *ErrorFromNode;
-};
-static_assert(sizeof(ExecUpdateResultInfo) == 24);
 /// cudaGraphNodeParams: a type, then the union of each type's parameters.
 struct NodeParams {
   int Type;
@@ -167,17 +154,6 @@ cudaError_t readNodeParams(NodeParams *P, GraphNode &N) {
   }
 }
 
-/// cudaGraphAddNode: a conditional node hands back its body graphs.
-cudaError_t addFromParams(GraphNode **Out, Graph *G, GraphNode *const *Deps, size_t NumDeps,
-                          NodeParams *P) {
-  if (cudaError_t E =
-          add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return readNodeParams(P, N); }))
-    return E;
-  if ((*Out)->Kind == NodeKind::Conditional)
-    P->Conditional.Bodies = (*Out)->BodyHandles.data();
-  return cudaSuccess;
-}
-
 } // namespace
 
 extern "C" {
@@ -193,16 +169,7 @@ cudaError_t cudaGraphDestroy(Graph *G) {
 }
 
 cudaError_t cudaGraphClone(Graph **Out, Graph *G) {
-  return guarded([&] {
-    if (!Out)
-      return fail(cudaErrorInvalidValue);
-    if (cudaError_t E = checkGraph(G))
-      return E;
-    auto C = std::make_unique<Graph>();
-    cloneGraph(*G, *C);
-    *Out = C.release();
-    return cudaSuccess;
-  });
+  return guarded([&] { return cloneGraphHandle(Out, G); });
 }
 
 cudaError_t cudaGraphNodeFindInClone(GraphNode **Out, GraphNode *Original, Graph *Clone) {
@@ -214,91 +181,36 @@ cudaError_t cudaGraphDebugDotPrint(Graph *G, const char *Path, unsigned Flags) {
 }
 
 cudaError_t cudaGraphGetNodes(Graph *G, GraphNode **Nodes, size_t *Count) {
-  return guarded([&] {
-    if (cudaError_t E = checkGraph(G))
-      return E;
-    std::vector<GraphNode *> List;
-    for (auto &N : G->Nodes)
-      List.push_back(N.get());
-    return writeList(List, Nodes, Count);
-  });
+  return guarded([&] { return listNodes(G, false, Nodes, Count); });
 }
 
 cudaError_t cudaGraphGetRootNodes(Graph *G, GraphNode **Nodes, size_t *Count) {
-  return guarded([&] {
-    if (cudaError_t E = checkGraph(G))
-      return E;
-    std::vector<GraphNode *> List;
-    for (auto &N : G->Nodes)
-      if (N->Dependencies.empty())
-        List.push_back(N.get());
-    return writeList(List, Nodes, Count);
-  });
+  return guarded([&] { return listNodes(G, true, Nodes, Count); });
 }
 
 cudaError_t cudaGraphGetEdges(Graph *G, GraphNode **From, GraphNode **To, void *EdgeData,
                               size_t *Count) {
-  return guarded([&] {
-    if (cudaError_t E = checkGraph(G))
-      return E;
-    if (!Count || (!From != !To))
-      return fail(cudaErrorInvalidValue);
-    std::vector<GraphNode *> F, T;
-    for (auto &N : G->Nodes)
-      for (GraphNode *D : N->Dependencies) {
-        F.push_back(D);
-        T.push_back(N.get());
-      }
-    size_t Room = *Count;
-    if (cudaError_t E = writeList(F, From, Count))
-      return E;
-    if (To)
-      writeList(T, To, &Room);
-    zeroEdgeData(EdgeData, *Count);
-    return cudaSuccess;
-  });
+  return guarded([&] { return listEdges(G, From, To, EdgeData, Count); });
 }
 
 cudaError_t cudaGraphNodeGetDependencies(GraphNode *N, GraphNode **Deps, void *EdgeData,
                                          size_t *Count) {
-  return guarded([&] {
-    if (!N)
-      return fail(cudaErrorInvalidValue);
-    if (cudaError_t E = writeList(N->Dependencies, Deps, Count))
-      return E;
-    zeroEdgeData(Deps ? EdgeData : nullptr, *Count);
-    return cudaSuccess;
-  });
+  return guarded([&] { return listNeighbours(N, false, Deps, EdgeData, Count); });
 }
 
 cudaError_t cudaGraphNodeGetDependentNodes(GraphNode *N, GraphNode **Deps, void *EdgeData,
                                            size_t *Count) {
-  return guarded([&] {
-    if (!N)
-      return fail(cudaErrorInvalidValue);
-    if (cudaError_t E = writeList(N->Dependents, Deps, Count))
-      return E;
-    zeroEdgeData(Deps ? EdgeData : nullptr, *Count);
-    return cudaSuccess;
-  });
+  return guarded([&] { return listNeighbours(N, true, Deps, EdgeData, Count); });
 }
 
 cudaError_t cudaGraphAddDependencies(Graph *G, GraphNode *const *From, GraphNode *const *To,
                                      const void *EdgeData, size_t Count) {
-  return guarded([&] {
-    if (cudaError_t E = checkEdgeData(EdgeData, Count))
-      return E;
-    return addDependencies(G, From, To, Count, false);
-  });
+  return guarded([&] { return changeDependencies(G, From, To, EdgeData, Count, false); });
 }
 
 cudaError_t cudaGraphRemoveDependencies(Graph *G, GraphNode *const *From, GraphNode *const *To,
                                         const void *EdgeData, size_t Count) {
-  return guarded([&] {
-    if (cudaError_t E = checkEdgeData(EdgeData, Count))
-      return E;
-    return addDependencies(G, From, To, Count, true);
-  });
+  return guarded([&] { return changeDependencies(G, From, To, EdgeData, Count, true); });
 }
 
 cudaError_t cudaGraphDestroyNode(GraphNode *N) {
@@ -306,12 +218,7 @@ cudaError_t cudaGraphDestroyNode(GraphNode *N) {
 }
 
 cudaError_t cudaGraphNodeGetType(GraphNode *N, int *Type) {
-  return guarded([&] {
-    if (!N || !Type)
-      return fail(cudaErrorInvalidValue);
-    *Type = int(N->Kind);
-    return cudaSuccess;
-  });
+  return guarded([&] { return nodeType(N, Type); });
 }
 
 //===-- adding nodes -------------------------------------------------------===//
@@ -376,24 +283,13 @@ cudaError_t cudaGraphAddChildGraphNode(GraphNode **Out, Graph *G, GraphNode *con
 
 cudaError_t cudaGraphAddEmptyNode(GraphNode **Out, Graph *G, GraphNode *const *Deps,
                                   size_t NumDeps) {
-  return guarded([&] {
-    return add(Out, G, Deps, NumDeps, [](GraphNode &N) {
-      N.Kind = NodeKind::Empty;
-      return cudaSuccess;
-    });
-  });
+  return guarded([&] { return add(Out, G, Deps, NumDeps, readEmpty); });
 }
 
 static cudaError_t addEventNode(GraphNode **Out, Graph *G, GraphNode *const *Deps, size_t NumDeps,
                                 cudaEvent_t Event, NodeKind Kind) {
   return guarded([&] {
-    return add(Out, G, Deps, NumDeps, [&](GraphNode &N) {
-      if (!Event)
-        return fail(cudaErrorInvalidValue);
-      N.Kind = Kind;
-      N.Event = Event;
-      return cudaSuccess;
-    });
+    return add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return readEvent(Event, Kind, N); });
   });
 }
 
@@ -416,13 +312,7 @@ cudaError_t cudaGraphAddMemAllocNode(GraphNode **Out, Graph *G, GraphNode *const
 cudaError_t cudaGraphAddMemFreeNode(GraphNode **Out, Graph *G, GraphNode *const *Deps,
                                     size_t NumDeps, void *Ptr) {
   return guarded([&] {
-    return add(Out, G, Deps, NumDeps, [&](GraphNode &N) {
-      if (!Ptr)
-        return fail(cudaErrorInvalidValue);
-      N.Kind = NodeKind::MemFree;
-      N.FreePtr = Ptr;
-      return cudaSuccess;
-    });
+    return add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return readMemFree(Ptr, N); });
   });
 }
 
@@ -431,7 +321,7 @@ cudaError_t cudaGraphAddNode(GraphNode **Out, Graph *G, GraphNode *const *Deps,
   return guarded([&] {
     if (cudaError_t E = checkEdgeData(EdgeData, NumDeps))
       return E;
-    return addFromParams(Out, G, Deps, NumDeps, P);
+    return addFromParams(Out, G, Deps, NumDeps, P, readNodeParams);
   });
 }
 
@@ -454,57 +344,20 @@ cudaError_t cudaGraphKernelNodeGetParams(GraphNode *Node, KernelNodeParams *P) {
 }
 
 cudaError_t cudaGraphKernelNodeSetParams(GraphNode *Node, const KernelNodeParams *P) {
-  return guarded([&] {
-    if (cudaError_t E = nodeOfKind(Node, NodeKind::Kernel))
-      return E;
-    auto Attributes = Node->Kernel.Attributes;
-    if (cudaError_t E =
-            setParams(Node, NodeKind::Kernel, [&](GraphNode &N) { return readKernel(P, N); }))
-      return E;
-    Node->Kernel.Attributes = Attributes;
-    return cudaSuccess;
-  });
+  return guarded(
+      [&] { return setKernelParams(Node, [&](GraphNode &N) { return readKernel(P, N); }); });
 }
 
 cudaError_t cudaGraphKernelNodeCopyAttributes(GraphNode *Dst, GraphNode *Src) {
-  return guarded([&] {
-    if (cudaError_t E = nodeOfKind(Dst, NodeKind::Kernel))
-      return E;
-    if (cudaError_t E = nodeOfKind(Src, NodeKind::Kernel))
-      return E;
-    Dst->Kernel.Attributes = Src->Kernel.Attributes;
-    return cudaSuccess;
-  });
+  return guarded([&] { return copyKernelNodeAttributes(Dst, Src); });
 }
 
 cudaError_t cudaGraphKernelNodeGetAttribute(GraphNode *Node, int Id, void *Value) {
-  return guarded([&] {
-    if (cudaError_t E = nodeOfKind(Node, NodeKind::Kernel))
-      return E;
-    if (!Value)
-      return fail(cudaErrorInvalidValue);
-    std::memset(Value, 0, sizeof(LaunchAttribute::Value));
-    for (const LaunchAttribute &A : Node->Kernel.Attributes)
-      if (A.Id == Id)
-        std::memcpy(Value, A.Value, sizeof A.Value);
-    return cudaSuccess;
-  });
+  return guarded([&] { return kernelNodeAttribute(Node, Id, Value, false); });
 }
 
 cudaError_t cudaGraphKernelNodeSetAttribute(GraphNode *Node, int Id, const void *Value) {
-  return guarded([&] {
-    if (cudaError_t E = nodeOfKind(Node, NodeKind::Kernel))
-      return E;
-    if (!Value)
-      return fail(cudaErrorInvalidValue);
-    auto &Attributes = Node->Kernel.Attributes;
-    std::erase_if(Attributes, [&](const LaunchAttribute &A) { return A.Id == Id; });
-    LaunchAttribute A{};
-    A.Id = Id;
-    std::memcpy(A.Value, Value, sizeof A.Value);
-    Attributes.push_back(A);
-    return cudaSuccess;
-  });
+  return guarded([&] { return kernelNodeAttribute(Node, Id, const_cast<void *>(Value), true); });
 }
 
 cudaError_t cudaGraphMemcpyNodeGetParams(GraphNode *Node, cudaMemcpy3DParms *P) {
@@ -570,14 +423,7 @@ cudaError_t cudaGraphMemsetNodeSetParams(GraphNode *Node, const MemsetNodeParams
 }
 
 cudaError_t cudaGraphHostNodeGetParams(GraphNode *Node, HostNodeParams *P) {
-  return guarded([&] {
-    if (cudaError_t E = nodeOfKind(Node, NodeKind::Host))
-      return E;
-    if (!P)
-      return fail(cudaErrorInvalidValue);
-    *P = {Node->Host.Fn, Node->Host.UserData};
-    return cudaSuccess;
-  });
+  return guarded([&] { return hostNodeParams(Node, P); });
 }
 
 cudaError_t cudaGraphHostNodeSetParams(GraphNode *Node, const HostNodeParams *P) {
@@ -587,82 +433,39 @@ cudaError_t cudaGraphHostNodeSetParams(GraphNode *Node, const HostNodeParams *P)
 }
 
 cudaError_t cudaGraphChildGraphNodeGetGraph(GraphNode *Node, Graph **Out) {
-  return guarded([&] {
-    if (cudaError_t E = nodeOfKind(Node, NodeKind::ChildGraph))
-      return E;
-    if (!Out)
-      return fail(cudaErrorInvalidValue);
-    *Out = Node->Child.get();
-    return cudaSuccess;
-  });
-}
-
-static cudaError_t eventOf(GraphNode *Node, NodeKind Kind, cudaEvent_t *Out) {
-  return guarded([&] {
-    if (cudaError_t E = nodeOfKind(Node, Kind))
-      return E;
-    if (!Out)
-      return fail(cudaErrorInvalidValue);
-    *Out = Node->Event;
-    return cudaSuccess;
-  });
-}
-
-static cudaError_t setEventOf(GraphNode *Node, NodeKind Kind, cudaEvent_t Event) {
-  return guarded([&] {
-    if (cudaError_t E = nodeOfKind(Node, Kind))
-      return E;
-    if (!Event)
-      return fail(cudaErrorInvalidValue);
-    Node->Event = Event;
-    return cudaSuccess;
-  });
+  return guarded([&] { return childGraphOf(Node, Out); });
 }
 
 cudaError_t cudaGraphEventRecordNodeGetEvent(GraphNode *Node, cudaEvent_t *Out) {
-  return eventOf(Node, NodeKind::EventRecord, Out);
+  return guarded([&] { return nodeEvent(Node, NodeKind::EventRecord, Out); });
 }
 
 cudaError_t cudaGraphEventRecordNodeSetEvent(GraphNode *Node, cudaEvent_t Event) {
-  return setEventOf(Node, NodeKind::EventRecord, Event);
+  return guarded([&] { return setNodeEvent(nullptr, Node, NodeKind::EventRecord, Event); });
 }
 
 cudaError_t cudaGraphEventWaitNodeGetEvent(GraphNode *Node, cudaEvent_t *Out) {
-  return eventOf(Node, NodeKind::WaitEvent, Out);
+  return guarded([&] { return nodeEvent(Node, NodeKind::WaitEvent, Out); });
 }
 
 cudaError_t cudaGraphEventWaitNodeSetEvent(GraphNode *Node, cudaEvent_t Event) {
-  return setEventOf(Node, NodeKind::WaitEvent, Event);
+  return guarded([&] { return setNodeEvent(nullptr, Node, NodeKind::WaitEvent, Event); });
 }
 
 cudaError_t cudaGraphMemAllocNodeGetParams(GraphNode *Node, MemAllocNodeParams *P) {
-  return guarded([&] {
-    if (cudaError_t E = nodeOfKind(Node, NodeKind::MemAlloc))
-      return E;
-    if (!P)
-      return fail(cudaErrorInvalidValue);
-    writeAlloc(*Node, P);
-    return cudaSuccess;
-  });
+  return guarded([&] { return memAllocNodeParams(Node, P); });
 }
 
 cudaError_t cudaGraphMemFreeNodeGetParams(GraphNode *Node, void *Out) {
-  return guarded([&] {
-    if (cudaError_t E = nodeOfKind(Node, NodeKind::MemFree))
-      return E;
-    if (!Out)
-      return fail(cudaErrorInvalidValue);
-    std::memcpy(Out, &Node->FreePtr, sizeof(void *));
-    return cudaSuccess;
-  });
+  return guarded([&] { return memFreeNodeAddress(Node, static_cast<void **>(Out)); });
 }
 
 cudaError_t cudaGraphNodeSetParams(GraphNode *Node, NodeParams *P) {
   return guarded([&] {
     if (!Node || !P)
       return fail(cudaErrorInvalidValue);
-    if (NodeKind(P->Type) == NodeKind::MemAlloc || NodeKind(P->Type) == NodeKind::MemFree)
-      return fail(cudaErrorInvalidValue, "a memory node's parameters cannot change");
+    if (cudaError_t E = memoryNodeParamsFixed(P->Type))
+      return E;
     return setParams(Node, NodeKind(P->Type), [&](GraphNode &N) { return readNodeParams(P, N); });
   });
 }
@@ -678,16 +481,7 @@ cudaError_t cudaGraphInstantiateWithFlags(GraphExec **Out, Graph *G, unsigned lo
 }
 
 cudaError_t cudaGraphInstantiateWithParams(GraphExec **Out, Graph *G, InstantiateParams *P) {
-  return guarded([&] {
-    if (!P)
-      return fail(cudaErrorInvalidValue);
-    P->ErrorNode = nullptr;
-    cudaError_t E = instantiate(Out, G, P->Flags);
-    // cudaGraphInstantiateResult: success, error, (invalid structure, multiple devices), device
-    // launch not supported. An upload (flag 2) has nothing to do ahead of the launch.
-    P->Result = E == cudaSuccess ? 0 : (P->Flags & 4) ? 3 : 1;
-    return E;
-  });
+  return guarded([&] { return instantiateWithParams(Out, G, P); });
 }
 
 cudaError_t cudaGraphExecGetFlags(GraphExec *X, unsigned long long *Flags) {
@@ -705,12 +499,7 @@ cudaError_t cudaGraphExecKernelNodeSetParams(GraphExec *X, GraphNode *Node,
     GraphNode *Target = nullptr;
     if (cudaError_t E = execNode(X, Node, Target))
       return E;
-    auto Attributes = Target->Kernel.Attributes;
-    if (cudaError_t E =
-            setParams(Target, NodeKind::Kernel, [&](GraphNode &N) { return readKernel(P, N); }))
-      return E;
-    Target->Kernel.Attributes = Attributes;
-    return cudaSuccess;
+    return setKernelParams(Target, [&](GraphNode &N) { return readKernel(P, N); });
   });
 }
 
@@ -770,82 +559,39 @@ cudaError_t cudaGraphExecChildGraphNodeSetParams(GraphExec *X, GraphNode *Node, 
   });
 }
 
-static cudaError_t setExecEvent(GraphExec *X, GraphNode *Node, cudaEvent_t Event, NodeKind Kind) {
-  return guarded([&] {
-    return setExecParams(X, Node, Kind, [&](GraphNode &N) {
-      if (!Event)
-        return fail(cudaErrorInvalidValue);
-      N.Kind = Kind;
-      N.Event = Event;
-      return cudaSuccess;
-    });
-  });
-}
-
 cudaError_t cudaGraphExecEventRecordNodeSetEvent(GraphExec *X, GraphNode *Node, cudaEvent_t Event) {
-  return setExecEvent(X, Node, Event, NodeKind::EventRecord);
+  return guarded([&] { return setNodeEvent(X, Node, NodeKind::EventRecord, Event); });
 }
 
 cudaError_t cudaGraphExecEventWaitNodeSetEvent(GraphExec *X, GraphNode *Node, cudaEvent_t Event) {
-  return setExecEvent(X, Node, Event, NodeKind::WaitEvent);
+  return guarded([&] { return setNodeEvent(X, Node, NodeKind::WaitEvent, Event); });
 }
 
 cudaError_t cudaGraphExecNodeSetParams(GraphExec *X, GraphNode *Node, NodeParams *P) {
   return guarded([&] {
     if (!P)
       return fail(cudaErrorInvalidValue);
-    if (NodeKind(P->Type) == NodeKind::MemAlloc || NodeKind(P->Type) == NodeKind::MemFree)
-      return fail(cudaErrorInvalidValue, "a memory node's parameters cannot change");
+    if (cudaError_t E = memoryNodeParamsFixed(P->Type))
+      return E;
     return setExecParams(X, Node, NodeKind(P->Type),
                          [&](GraphNode &N) { return readNodeParams(P, N); });
   });
 }
 
 cudaError_t cudaGraphNodeSetEnabled(GraphExec *X, GraphNode *Node, unsigned Enabled) {
-  return guarded([&] {
-    GraphNode *Target = nullptr;
-    if (cudaError_t E = execNode(X, Node, Target))
-      return E;
-    if (Target->Kind != NodeKind::Kernel && Target->Kind != NodeKind::Memcpy &&
-        Target->Kind != NodeKind::Memset)
-      return fail(cudaErrorInvalidValue, "only kernel, copy and memset nodes can be disabled");
-    Target->Enabled = Enabled != 0;
-    return cudaSuccess;
-  });
+  return guarded([&] { return setNodeEnabled(X, Node, Enabled); });
 }
 
 cudaError_t cudaGraphNodeGetEnabled(GraphExec *X, GraphNode *Node, unsigned *Enabled) {
-  return guarded([&] {
-    GraphNode *Target = nullptr;
-    if (!Enabled)
-      return fail(cudaErrorInvalidValue);
-    if (cudaError_t E = execNode(X, Node, Target))
-      return E;
-    *Enabled = Target->Enabled;
-    return cudaSuccess;
-  });
+  return guarded([&] { return nodeEnabled(X, Node, Enabled); });
 }
 
 cudaError_t cudaGraphExecUpdate(GraphExec *X, Graph *G, ExecUpdateResultInfo *Info) {
-  return guarded([&] {
-    if (!Info)
-      return fail(cudaErrorInvalidValue);
-    GraphNode *ErrorNode = nullptr;
-    cudaError_t E = updateExec(X, G, Info->Result, ErrorNode);
-    Info->ErrorNode = ErrorNode;
-    Info->ErrorFromNode = nullptr;
-    return E;
-  });
+  return guarded([&] { return updateExecInfo(X, G, Info); });
 }
 
 cudaError_t cudaGraphUpload(GraphExec *X, cudaStream_t S) {
-  // Nothing to upload ahead of a launch; the stream is checked.
-  return guarded([&] {
-    if (!X)
-      return fail(cudaErrorInvalidValue);
-    unsigned Flags;
-    return streamFlags(S, Flags);
-  });
+  return guarded([&] { return uploadGraph(X, S); });
 }
 
 cudaError_t cudaGraphLaunch(GraphExec *X, cudaStream_t S) {

@@ -67,6 +67,23 @@ template <typename Body> CUresult driverCall(Body &&B) noexcept {
 /// None is cudaErrorDeviceUninitialized (CUDA_ERROR_INVALID_CONTEXT).
 cudaError_t currentContext(DriverContext *&Out);
 
+/// driverCall() for calls that need a current context.
+template <typename Body> CUresult inContext(Body &&B) noexcept {
+  return driverCall([&] {
+    DriverContext *DC = nullptr;
+    if (cudaError_t E = currentContext(DC))
+      return E;
+    return B();
+  });
+}
+
+/// Where one side of a described copy (CUDA_MEMCPY2D/3D) is: host or device memory by \p Type;
+/// arrays are not supported yet. \p What ("a 3D copy from") begins the messages.
+cudaError_t copyMemory(CUmemorytype Type, const void *Host, CUdeviceptr Device, const char *What,
+                       const char *&Out);
+/// A CUdeviceptr as the address it is (one address space).
+inline void *pointer(CUdeviceptr P) { return reinterpret_cast<void *>(uintptr_t(P)); }
+
 /// A log buffer of JIT options (cuModuleLoadDataEx, cuLink*): buffer and size, both optional.
 struct JitLog {
   char *Buffer = nullptr;

@@ -13,39 +13,12 @@ using namespace ptx2amd::runtime;
 
 namespace {
 
-template <typename Body> CUresult inContext(Body &&B) noexcept {
-  return driverCall([&] {
-    DriverContext *DC = nullptr;
-    if (cudaError_t E = currentContext(DC))
-      return E;
-    return B();
-  });
-}
-
-void *pointer(CUdeviceptr P) { return reinterpret_cast<void *>(uintptr_t(P)); }
-
 /// Where one side of a CUDA_MEMCPY3D starts: its memory offset by slice, row and byte column.
 cudaError_t side3D(CUmemorytype Type, const void *Host, CUdeviceptr Device, size_t X, size_t Y,
                    size_t Z, size_t &Pitch, size_t Height, const CUDA_MEMCPY3D &C, const char *What,
                    const char *&Out) {
-  switch (Type) {
-  case CU_MEMORYTYPE_HOST:
-    Out = static_cast<const char *>(Host);
-    break;
-  case CU_MEMORYTYPE_DEVICE:
-  case CU_MEMORYTYPE_UNIFIED:
-    Out = static_cast<const char *>(pointer(Device));
-    break;
-  case CU_MEMORYTYPE_ARRAY:
-    return fail(
-        cudaErrorNotSupported,
-        formatv("3D copies {0} CUDA arrays (textures and arrays are not supported yet)", What)
-            .str());
-  default:
-    return fail(cudaErrorInvalidValue, formatv("memory type {0}", int(Type)).str());
-  }
-  if (!Out)
-    return fail(cudaErrorInvalidValue, formatv("a 3D copy {0} a null pointer", What).str());
+  if (cudaError_t E = copyMemory(Type, Host, Device, What, Out))
+    return E;
   // One row needs no pitch: CUDA's runtime describes 1D copies so (memcpy graph nodes).
   if (!Pitch && C.Height <= 1 && C.Depth <= 1 && !Y && !Z)
     Pitch = X + C.WidthInBytes;
@@ -110,10 +83,10 @@ cudaError_t describeCopy3D(const CUDA_MEMCPY3D &C, Copy3D &Out) {
   const char *Src = nullptr, *Dst = nullptr;
   size_t SrcPitch = C.srcPitch, DstPitch = C.dstPitch;
   if (cudaError_t E = side3D(C.srcMemoryType, C.srcHost, C.srcDevice, C.srcXInBytes, C.srcY, C.srcZ,
-                             SrcPitch, C.srcHeight, C, "from", Src))
+                             SrcPitch, C.srcHeight, C, "a 3D copy from", Src))
     return E;
   if (cudaError_t E = side3D(C.dstMemoryType, C.dstHost, C.dstDevice, C.dstXInBytes, C.dstY, C.dstZ,
-                             DstPitch, C.dstHeight, C, "to", Dst))
+                             DstPitch, C.dstHeight, C, "a 3D copy to", Dst))
     return E;
   // One address space: where each side is, the copy finds out (cudaMemcpyDefault).
   Out = {Src,

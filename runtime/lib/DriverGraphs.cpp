@@ -17,15 +17,6 @@ using namespace ptx2amd::runtime;
 
 namespace {
 
-template <typename Body> CUresult inContext(Body &&B) noexcept {
-  return driverCall([&] {
-    DriverContext *DC = nullptr;
-    if (cudaError_t E = currentContext(DC))
-      return E;
-    return B();
-  });
-}
-
 cudaError_t readKernel(const CuKernelNodeParamsV1 *P, KernelRecord *Fallback, GraphNode &N) {
   if (!P)
     return fail(cudaErrorInvalidValue);
@@ -120,121 +111,6 @@ cudaError_t readNodeParams(CuNodeParams *P, GraphNode &N) {
   }
 }
 
-cudaError_t readEvent(cudaEvent_t Event, NodeKind Kind, GraphNode &N) {
-  if (!Event)
-    return fail(cudaErrorInvalidValue);
-  N.Kind = Kind;
-  N.Event = Event;
-  return cudaSuccess;
-}
-
-cudaError_t listNodes(Graph *G, bool RootsOnly, GraphNode **Out, size_t *Count) {
-  if (cudaError_t E = checkGraph(G))
-    return E;
-  std::vector<GraphNode *> List;
-  for (auto &N : G->Nodes)
-    if (!RootsOnly || N->Dependencies.empty())
-      List.push_back(N.get());
-  return writeList(List, Out, Count);
-}
-
-cudaError_t listEdges(Graph *G, GraphNode **From, GraphNode **To, void *EdgeData, size_t *Count) {
-  if (cudaError_t E = checkGraph(G))
-    return E;
-  if (!Count || (!From != !To))
-    return fail(cudaErrorInvalidValue);
-  std::vector<GraphNode *> F, T;
-  for (auto &N : G->Nodes)
-    for (GraphNode *D : N->Dependencies) {
-      F.push_back(D);
-      T.push_back(N.get());
-    }
-  size_t Room = *Count;
-  if (cudaError_t E = writeList(F, From, Count))
-    return E;
-  if (To)
-    writeList(T, To, &Room);
-  zeroEdgeData(EdgeData, *Count);
-  return cudaSuccess;
-}
-
-cudaError_t listNeighbours(GraphNode *N, bool Dependents, GraphNode **Out, void *EdgeData,
-                           size_t *Count) {
-  if (!N)
-    return fail(cudaErrorInvalidValue);
-  if (cudaError_t E = writeList(Dependents ? N->Dependents : N->Dependencies, Out, Count))
-    return E;
-  zeroEdgeData(Out ? EdgeData : nullptr, *Count);
-  return cudaSuccess;
-}
-
-cudaError_t changeDependencies(Graph *G, GraphNode *const *From, GraphNode *const *To,
-                               const void *EdgeData, size_t Count, bool Remove) {
-  if (cudaError_t E = checkEdgeData(EdgeData, Count))
-    return E;
-  return addDependencies(G, From, To, Count, Remove);
-}
-
-cudaError_t setKernelParams(GraphNode *Node, const CuKernelNodeParamsV1 *P,
-                            KernelRecord *Fallback) {
-  if (cudaError_t E = nodeOfKind(Node, NodeKind::Kernel))
-    return E;
-  auto Attributes = Node->Kernel.Attributes;
-  if (cudaError_t E = setParams(Node, NodeKind::Kernel,
-                                [&](GraphNode &N) { return readKernel(P, Fallback, N); }))
-    return E;
-  Node->Kernel.Attributes = Attributes;
-  return cudaSuccess;
-}
-
-cudaError_t setExecKernelParams(GraphExec *X, GraphNode *Node, const CuKernelNodeParamsV1 *P,
-                                KernelRecord *Fallback) {
-  GraphNode *Target = nullptr;
-  if (cudaError_t E = execNode(X, Node, Target))
-    return E;
-  return setKernelParams(Target, P, Fallback);
-}
-
-cudaError_t getEvent(GraphNode *Node, NodeKind Kind, cudaEvent_t *Out) {
-  if (cudaError_t E = nodeOfKind(Node, Kind))
-    return E;
-  if (!Out)
-    return fail(cudaErrorInvalidValue);
-  *Out = Node->Event;
-  return cudaSuccess;
-}
-
-cudaError_t setEvent(GraphNode *Node, NodeKind Kind, cudaEvent_t Event) {
-  return setParams(Node, Kind, [&](GraphNode &N) { return readEvent(Event, Kind, N); });
-}
-
-cudaError_t updateExec(GraphExec *X, Graph *G, CuExecUpdateResultInfo *Info) {
-  if (!Info)
-    return fail(cudaErrorInvalidValue);
-  GraphNode *ErrorNode = nullptr;
-  cudaError_t E = updateExec(X, G, Info->Result, ErrorNode);
-  Info->ErrorNode = ErrorNode;
-  Info->ErrorFromNode = nullptr;
-  return E;
-}
-
-cudaError_t memoryNodeParamsFixed(const CuNodeParams *P) {
-  if (P && (NodeKind(P->Type) == NodeKind::MemAlloc || NodeKind(P->Type) == NodeKind::MemFree))
-    return fail(cudaErrorInvalidValue, "a memory node's parameters cannot change");
-  return cudaSuccess;
-}
-
-/// cuGraphAddNode: a conditional node hands back its body graphs.
-cudaError_t addFromParams(GraphNode **Out, Graph *G, GraphNode *const *Deps, size_t NumDeps,
-                          CuNodeParams *P) {
-  if (cudaError_t E =
-          add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return readNodeParams(P, N); }))
-    return E;
-  if ((*Out)->Kind == NodeKind::Conditional)
-    P->Conditional.Bodies = (*Out)->BodyHandles.data();
-  return cudaSuccess;
-}
-
 } // namespace
 
 extern "C" {
@@ -250,16 +126,7 @@ CUresult cuGraphDestroy(Graph *G) {
 }
 
 CUresult cuGraphClone(Graph **Out, Graph *G) {
-  return inContext([&] {
-    if (!Out)
-      return fail(cudaErrorInvalidValue);
-    if (cudaError_t E = checkGraph(G))
-      return E;
-    auto C = std::make_unique<Graph>();
-    cloneGraph(*G, *C);
-    *Out = C.release();
-    return cudaSuccess;
-  });
+  return inContext([&] { return cloneGraphHandle(Out, G); });
 }
 
 CUresult cuGraphNodeFindInClone(GraphNode **Out, GraphNode *Original, Graph *Clone) {
@@ -330,12 +197,7 @@ CUresult cuGraphDestroyNode(GraphNode *N) {
 }
 
 CUresult cuGraphNodeGetType(GraphNode *N, int *Type) {
-  return inContext([&] {
-    if (!N || !Type)
-      return fail(cudaErrorInvalidValue);
-    *Type = int(N->Kind);
-    return cudaSuccess;
-  });
+  return inContext([&] { return nodeType(N, Type); });
 }
 
 //===-- adding nodes -------------------------------------------------------===//
@@ -379,12 +241,7 @@ CUresult cuGraphAddChildGraphNode(GraphNode **Out, Graph *G, GraphNode *const *D
 }
 
 CUresult cuGraphAddEmptyNode(GraphNode **Out, Graph *G, GraphNode *const *Deps, size_t NumDeps) {
-  return inContext([&] {
-    return add(Out, G, Deps, NumDeps, [](GraphNode &N) {
-      N.Kind = NodeKind::Empty;
-      return cudaSuccess;
-    });
-  });
+  return inContext([&] { return add(Out, G, Deps, NumDeps, readEmpty); });
 }
 
 CUresult cuGraphAddEventRecordNode(GraphNode **Out, Graph *G, GraphNode *const *Deps,
@@ -412,19 +269,13 @@ CUresult cuGraphAddMemAllocNode(GraphNode **Out, Graph *G, GraphNode *const *Dep
 CUresult cuGraphAddMemFreeNode(GraphNode **Out, Graph *G, GraphNode *const *Deps, size_t NumDeps,
                                CUdeviceptr Ptr) {
   return inContext([&] {
-    return add(Out, G, Deps, NumDeps, [&](GraphNode &N) {
-      if (!Ptr)
-        return fail(cudaErrorInvalidValue);
-      N.Kind = NodeKind::MemFree;
-      N.FreePtr = reinterpret_cast<void *>(uintptr_t(Ptr));
-      return cudaSuccess;
-    });
+    return add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return readMemFree(pointer(Ptr), N); });
   });
 }
 
 CUresult cuGraphAddNode(GraphNode **Out, Graph *G, GraphNode *const *Deps, size_t NumDeps,
                         CuNodeParams *P) {
-  return inContext([&] { return addFromParams(Out, G, Deps, NumDeps, P); });
+  return inContext([&] { return addFromParams(Out, G, Deps, NumDeps, P, readNodeParams); });
 }
 
 CUresult cuGraphAddNode_v2(GraphNode **Out, Graph *G, GraphNode *const *Deps, const void *EdgeData,
@@ -432,7 +283,7 @@ CUresult cuGraphAddNode_v2(GraphNode **Out, Graph *G, GraphNode *const *Deps, co
   return inContext([&] {
     if (cudaError_t E = checkEdgeData(EdgeData, NumDeps))
       return E;
-    return addFromParams(Out, G, Deps, NumDeps, P);
+    return addFromParams(Out, G, Deps, NumDeps, P, readNodeParams);
   });
 }
 
@@ -463,53 +314,29 @@ CUresult cuGraphKernelNodeGetParams_v2(GraphNode *Node, CuKernelNodeParams *P) {
 }
 
 CUresult cuGraphKernelNodeSetParams(GraphNode *Node, const CuKernelNodeParamsV1 *P) {
-  return inContext([&] { return setKernelParams(Node, P, nullptr); });
+  return inContext([&] {
+    return setKernelParams(Node, [&](GraphNode &N) { return readKernel(P, nullptr, N); });
+  });
 }
 
 CUresult cuGraphKernelNodeSetParams_v2(GraphNode *Node, const CuKernelNodeParams *P) {
-  return inContext(
-      [&] { return P ? setKernelParams(Node, &P->V1, P->Kernel) : fail(cudaErrorInvalidValue); });
+  return inContext([&] {
+    if (!P)
+      return fail(cudaErrorInvalidValue);
+    return setKernelParams(Node, [&](GraphNode &N) { return readKernel(&P->V1, P->Kernel, N); });
+  });
 }
 
 CUresult cuGraphKernelNodeCopyAttributes(GraphNode *Dst, GraphNode *Src) {
-  return inContext([&] {
-    if (cudaError_t E = nodeOfKind(Dst, NodeKind::Kernel))
-      return E;
-    if (cudaError_t E = nodeOfKind(Src, NodeKind::Kernel))
-      return E;
-    Dst->Kernel.Attributes = Src->Kernel.Attributes;
-    return cudaSuccess;
-  });
+  return inContext([&] { return copyKernelNodeAttributes(Dst, Src); });
 }
 
 CUresult cuGraphKernelNodeGetAttribute(GraphNode *Node, int Id, void *Value) {
-  return inContext([&] {
-    if (cudaError_t E = nodeOfKind(Node, NodeKind::Kernel))
-      return E;
-    if (!Value)
-      return fail(cudaErrorInvalidValue);
-    std::memset(Value, 0, sizeof(LaunchAttribute::Value));
-    for (const LaunchAttribute &A : Node->Kernel.Attributes)
-      if (A.Id == Id)
-        std::memcpy(Value, A.Value, sizeof A.Value);
-    return cudaSuccess;
-  });
+  return inContext([&] { return kernelNodeAttribute(Node, Id, Value, false); });
 }
 
 CUresult cuGraphKernelNodeSetAttribute(GraphNode *Node, int Id, const void *Value) {
-  return inContext([&] {
-    if (cudaError_t E = nodeOfKind(Node, NodeKind::Kernel))
-      return E;
-    if (!Value)
-      return fail(cudaErrorInvalidValue);
-    auto &Attributes = Node->Kernel.Attributes;
-    std::erase_if(Attributes, [&](const LaunchAttribute &A) { return A.Id == Id; });
-    LaunchAttribute A{};
-    A.Id = Id;
-    std::memcpy(A.Value, Value, sizeof A.Value);
-    Attributes.push_back(A);
-    return cudaSuccess;
-  });
+  return inContext([&] { return kernelNodeAttribute(Node, Id, const_cast<void *>(Value), true); });
 }
 
 CUresult cuGraphMemcpyNodeGetParams(GraphNode *Node, CUDA_MEMCPY3D *P) {
@@ -547,14 +374,7 @@ CUresult cuGraphMemsetNodeSetParams(GraphNode *Node, const MemsetNodeParams *P) 
 }
 
 CUresult cuGraphHostNodeGetParams(GraphNode *Node, HostNodeParams *P) {
-  return inContext([&] {
-    if (cudaError_t E = nodeOfKind(Node, NodeKind::Host))
-      return E;
-    if (!P)
-      return fail(cudaErrorInvalidValue);
-    *P = {Node->Host.Fn, Node->Host.UserData};
-    return cudaSuccess;
-  });
+  return inContext([&] { return hostNodeParams(Node, P); });
 }
 
 CUresult cuGraphHostNodeSetParams(GraphNode *Node, const HostNodeParams *P) {
@@ -564,59 +384,38 @@ CUresult cuGraphHostNodeSetParams(GraphNode *Node, const HostNodeParams *P) {
 }
 
 CUresult cuGraphChildGraphNodeGetGraph(GraphNode *Node, Graph **Out) {
-  return inContext([&] {
-    if (cudaError_t E = nodeOfKind(Node, NodeKind::ChildGraph))
-      return E;
-    if (!Out)
-      return fail(cudaErrorInvalidValue);
-    *Out = Node->Child.get();
-    return cudaSuccess;
-  });
+  return inContext([&] { return childGraphOf(Node, Out); });
 }
 
 CUresult cuGraphEventRecordNodeGetEvent(GraphNode *Node, cudaEvent_t *Out) {
-  return inContext([&] { return getEvent(Node, NodeKind::EventRecord, Out); });
+  return inContext([&] { return nodeEvent(Node, NodeKind::EventRecord, Out); });
 }
 
 CUresult cuGraphEventRecordNodeSetEvent(GraphNode *Node, cudaEvent_t Event) {
-  return inContext([&] { return setEvent(Node, NodeKind::EventRecord, Event); });
+  return inContext([&] { return setNodeEvent(nullptr, Node, NodeKind::EventRecord, Event); });
 }
 
 CUresult cuGraphEventWaitNodeGetEvent(GraphNode *Node, cudaEvent_t *Out) {
-  return inContext([&] { return getEvent(Node, NodeKind::WaitEvent, Out); });
+  return inContext([&] { return nodeEvent(Node, NodeKind::WaitEvent, Out); });
 }
 
 CUresult cuGraphEventWaitNodeSetEvent(GraphNode *Node, cudaEvent_t Event) {
-  return inContext([&] { return setEvent(Node, NodeKind::WaitEvent, Event); });
+  return inContext([&] { return setNodeEvent(nullptr, Node, NodeKind::WaitEvent, Event); });
 }
 
 CUresult cuGraphMemAllocNodeGetParams(GraphNode *Node, MemAllocNodeParams *P) {
-  return inContext([&] {
-    if (cudaError_t E = nodeOfKind(Node, NodeKind::MemAlloc))
-      return E;
-    if (!P)
-      return fail(cudaErrorInvalidValue);
-    writeAlloc(*Node, P);
-    return cudaSuccess;
-  });
+  return inContext([&] { return memAllocNodeParams(Node, P); });
 }
 
 CUresult cuGraphMemFreeNodeGetParams(GraphNode *Node, CUdeviceptr *Out) {
-  return inContext([&] {
-    if (cudaError_t E = nodeOfKind(Node, NodeKind::MemFree))
-      return E;
-    if (!Out)
-      return fail(cudaErrorInvalidValue);
-    *Out = CUdeviceptr(uintptr_t(Node->FreePtr));
-    return cudaSuccess;
-  });
+  return inContext([&] { return memFreeNodeAddress(Node, reinterpret_cast<void **>(Out)); });
 }
 
 CUresult cuGraphNodeSetParams(GraphNode *Node, CuNodeParams *P) {
   return inContext([&] {
     if (!Node || !P)
       return fail(cudaErrorInvalidValue);
-    if (cudaError_t E = memoryNodeParamsFixed(P))
+    if (cudaError_t E = memoryNodeParamsFixed(P->Type))
       return E;
     return setParams(Node, NodeKind(P->Type), [&](GraphNode &N) { return readNodeParams(P, N); });
   });
@@ -645,16 +444,8 @@ CUresult cuGraphInstantiateWithFlags(GraphExec **Out, Graph *G, unsigned long lo
   return inContext([&] { return instantiate(Out, G, Flags); });
 }
 
-CUresult cuGraphInstantiateWithParams(GraphExec **Out, Graph *G, CuInstantiateParams *P) {
-  return inContext([&] {
-    if (!P)
-      return fail(cudaErrorInvalidValue);
-    P->ErrorNode = nullptr;
-    cudaError_t E = instantiate(Out, G, P->Flags);
-    // CUgraphInstantiateResult: success, error, invalid structure, device launch not supported.
-    P->Result = E == cudaSuccess ? 0 : (P->Flags & 4) ? 3 : 1;
-    return E;
-  });
+CUresult cuGraphInstantiateWithParams(GraphExec **Out, Graph *G, InstantiateParams *P) {
+  return inContext([&] { return instantiateWithParams(Out, G, P); });
 }
 
 CUresult cuGraphExecGetFlags(GraphExec *X, unsigned long long *Flags) {
@@ -668,13 +459,23 @@ CUresult cuGraphExecGetFlags(GraphExec *X, unsigned long long *Flags) {
 
 CUresult cuGraphExecKernelNodeSetParams(GraphExec *X, GraphNode *Node,
                                         const CuKernelNodeParamsV1 *P) {
-  return inContext([&] { return setExecKernelParams(X, Node, P, nullptr); });
+  return inContext([&] {
+    GraphNode *Target = nullptr;
+    if (cudaError_t E = execNode(X, Node, Target))
+      return E;
+    return setKernelParams(Target, [&](GraphNode &N) { return readKernel(P, nullptr, N); });
+  });
 }
 
 CUresult cuGraphExecKernelNodeSetParams_v2(GraphExec *X, GraphNode *Node,
                                            const CuKernelNodeParams *P) {
   return inContext([&] {
-    return P ? setExecKernelParams(X, Node, &P->V1, P->Kernel) : fail(cudaErrorInvalidValue);
+    GraphNode *Target = nullptr;
+    if (!P)
+      return fail(cudaErrorInvalidValue);
+    if (cudaError_t E = execNode(X, Node, Target))
+      return E;
+    return setKernelParams(Target, [&](GraphNode &N) { return readKernel(&P->V1, P->Kernel, N); });
   });
 }
 
@@ -706,24 +507,18 @@ CUresult cuGraphExecChildGraphNodeSetParams(GraphExec *X, GraphNode *Node, Graph
 }
 
 CUresult cuGraphExecEventRecordNodeSetEvent(GraphExec *X, GraphNode *Node, cudaEvent_t Event) {
-  return inContext([&] {
-    return setExecParams(X, Node, NodeKind::EventRecord,
-                         [&](GraphNode &N) { return readEvent(Event, NodeKind::EventRecord, N); });
-  });
+  return inContext([&] { return setNodeEvent(X, Node, NodeKind::EventRecord, Event); });
 }
 
 CUresult cuGraphExecEventWaitNodeSetEvent(GraphExec *X, GraphNode *Node, cudaEvent_t Event) {
-  return inContext([&] {
-    return setExecParams(X, Node, NodeKind::WaitEvent,
-                         [&](GraphNode &N) { return readEvent(Event, NodeKind::WaitEvent, N); });
-  });
+  return inContext([&] { return setNodeEvent(X, Node, NodeKind::WaitEvent, Event); });
 }
 
 CUresult cuGraphExecNodeSetParams(GraphExec *X, GraphNode *Node, CuNodeParams *P) {
   return inContext([&] {
     if (!P)
       return fail(cudaErrorInvalidValue);
-    if (cudaError_t E = memoryNodeParamsFixed(P))
+    if (cudaError_t E = memoryNodeParamsFixed(P->Type))
       return E;
     return setExecParams(X, Node, NodeKind(P->Type),
                          [&](GraphNode &N) { return readNodeParams(P, N); });
@@ -731,54 +526,31 @@ CUresult cuGraphExecNodeSetParams(GraphExec *X, GraphNode *Node, CuNodeParams *P
 }
 
 CUresult cuGraphNodeSetEnabled(GraphExec *X, GraphNode *Node, unsigned Enabled) {
-  return inContext([&] {
-    GraphNode *Target = nullptr;
-    if (cudaError_t E = execNode(X, Node, Target))
-      return E;
-    if (Target->Kind != NodeKind::Kernel && Target->Kind != NodeKind::Memcpy &&
-        Target->Kind != NodeKind::Memset)
-      return fail(cudaErrorInvalidValue, "only kernel, copy and memset nodes can be disabled");
-    Target->Enabled = Enabled != 0;
-    return cudaSuccess;
-  });
+  return inContext([&] { return setNodeEnabled(X, Node, Enabled); });
 }
 
 CUresult cuGraphNodeGetEnabled(GraphExec *X, GraphNode *Node, unsigned *Enabled) {
-  return inContext([&] {
-    GraphNode *Target = nullptr;
-    if (!Enabled)
-      return fail(cudaErrorInvalidValue);
-    if (cudaError_t E = execNode(X, Node, Target))
-      return E;
-    *Enabled = Target->Enabled;
-    return cudaSuccess;
-  });
+  return inContext([&] { return nodeEnabled(X, Node, Enabled); });
 }
 
 CUresult cuGraphExecUpdate(GraphExec *X, Graph *G, GraphNode **ErrorNode, int *Result) {
   return inContext([&] {
     if (!ErrorNode || !Result)
       return fail(cudaErrorInvalidValue);
-    CuExecUpdateResultInfo Info{};
-    cudaError_t E = updateExec(X, G, &Info);
+    ExecUpdateResultInfo Info{};
+    cudaError_t E = updateExecInfo(X, G, &Info);
     *ErrorNode = Info.ErrorNode;
     *Result = Info.Result;
     return E;
   });
 }
 
-CUresult cuGraphExecUpdate_v2(GraphExec *X, Graph *G, CuExecUpdateResultInfo *Info) {
-  return inContext([&] { return updateExec(X, G, Info); });
+CUresult cuGraphExecUpdate_v2(GraphExec *X, Graph *G, ExecUpdateResultInfo *Info) {
+  return inContext([&] { return updateExecInfo(X, G, Info); });
 }
 
 CUresult cuGraphUpload(GraphExec *X, CUstream S) {
-  // Nothing to upload ahead of a launch; the stream is checked.
-  return inContext([&] {
-    if (!X)
-      return fail(cudaErrorInvalidValue);
-    unsigned Flags;
-    return streamFlags(S, Flags);
-  });
+  return inContext([&] { return uploadGraph(X, S); });
 }
 
 CUresult cuGraphLaunch(GraphExec *X, CUstream S) {

@@ -26,19 +26,6 @@ struct CuKernelNodeParams {
   CUcontext Ctx;
 };
 static_assert(sizeof(CuKernelNodeParams) == 72);
-struct CuInstantiateParams {
-  unsigned long long Flags;
-  CUstream UploadStream;
-  GraphNode *ErrorNode;
-  int Result;
-};
-static_assert(sizeof(CuInstantiateParams) == 32);
-struct CuExecUpdateResultInfo {
-  int Result;
-  GraphNode *ErrorNode;
-  GraphNode *ErrorFromNode;
-};
-static_assert(sizeof(CuExecUpdateResultInfo) == 24);
 struct CuNodeParams {
   int Type;
   int Reserved0[3];
@@ -193,7 +180,7 @@ CUresult cuGraphInstantiate_v2(ptx2amd::runtime::GraphExec **Out, ptx2amd::runti
 CUresult cuGraphInstantiateWithFlags(ptx2amd::runtime::GraphExec **Out, ptx2amd::runtime::Graph *G,
                                      unsigned long long Flags);
 CUresult cuGraphInstantiateWithParams(ptx2amd::runtime::GraphExec **Out, ptx2amd::runtime::Graph *G,
-                                      ptx2amd::runtime::CuInstantiateParams *P);
+                                      ptx2amd::runtime::InstantiateParams *P);
 CUresult cuGraphExecGetFlags(ptx2amd::runtime::GraphExec *X, unsigned long long *Flags);
 CUresult cuGraphExecKernelNodeSetParams(ptx2amd::runtime::GraphExec *X,
                                         ptx2amd::runtime::GraphNode *Node,
@@ -226,7 +213,7 @@ CUresult cuGraphNodeGetEnabled(ptx2amd::runtime::GraphExec *X, ptx2amd::runtime:
 CUresult cuGraphExecUpdate(ptx2amd::runtime::GraphExec *X, ptx2amd::runtime::Graph *G,
                            ptx2amd::runtime::GraphNode **ErrorNode, int *Result);
 CUresult cuGraphExecUpdate_v2(ptx2amd::runtime::GraphExec *X, ptx2amd::runtime::Graph *G,
-                              ptx2amd::runtime::CuExecUpdateResultInfo *Info);
+                              ptx2amd::runtime::ExecUpdateResultInfo *Info);
 CUresult cuGraphUpload(ptx2amd::runtime::GraphExec *X, CUstream S);
 CUresult cuGraphLaunch(ptx2amd::runtime::GraphExec *X, CUstream S);
 CUresult cuGraphExecDestroy(ptx2amd::runtime::GraphExec *X);

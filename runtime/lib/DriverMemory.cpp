@@ -13,19 +13,33 @@ using namespace llvm;
 using namespace ptx2amd;
 using namespace ptx2amd::runtime;
 
-namespace {
+namespace ptx2amd::runtime {
 
-/// driverCall() for calls that need a current context.
-template <typename Body> CUresult inContext(Body &&B) noexcept {
-  return driverCall([&] {
-    DriverContext *DC = nullptr;
-    if (cudaError_t E = currentContext(DC))
-      return E;
-    return B();
-  });
+cudaError_t copyMemory(CUmemorytype Type, const void *Host, CUdeviceptr Device, const char *What,
+                       const char *&Out) {
+  switch (Type) {
+  case CU_MEMORYTYPE_HOST:
+    Out = static_cast<const char *>(Host);
+    break;
+  case CU_MEMORYTYPE_DEVICE:
+  case CU_MEMORYTYPE_UNIFIED:
+    Out = static_cast<const char *>(pointer(Device));
+    break;
+  case CU_MEMORYTYPE_ARRAY:
+    return fail(
+        cudaErrorNotSupported,
+        formatv("{0} a CUDA array (textures and arrays are not supported yet)", What).str());
+  default:
+    return fail(cudaErrorInvalidValue, formatv("memory type {0}", int(Type)).str());
+  }
+  if (!Out)
+    return fail(cudaErrorInvalidValue, formatv("{0} a null pointer", What).str());
+  return cudaSuccess;
 }
 
-void *pointer(CUdeviceptr P) { return reinterpret_cast<void *>(uintptr_t(P)); }
+} // namespace ptx2amd::runtime
+
+namespace {
 
 CUresult allocateDevice(CUdeviceptr *Ptr, size_t Bytes, loader::MemoryKind Kind) {
   return inContext([&] {
@@ -41,24 +55,10 @@ CUresult allocateDevice(CUdeviceptr *Ptr, size_t Bytes, loader::MemoryKind Kind)
 
 /// Where a side of a 2D copy starts: its memory (arrays are not supported yet), offset by its
 /// row and byte column.
-cudaError_t copySide(CUmemorytype Type, const void *Host, CUdeviceptr Device, const void *Array,
-                     size_t X, size_t Y, size_t Pitch, const char *&Out) {
-  switch (Type) {
-  case CU_MEMORYTYPE_HOST:
-    Out = static_cast<const char *>(Host);
-    break;
-  case CU_MEMORYTYPE_DEVICE:
-  case CU_MEMORYTYPE_UNIFIED:
-    Out = static_cast<const char *>(pointer(Device));
-    break;
-  case CU_MEMORYTYPE_ARRAY:
-    (void)Array;
-    return fail(cudaErrorNotSupported, "copies to or from CUDA arrays are not supported yet");
-  default:
-    return fail(cudaErrorInvalidValue, formatv("memory type {0}", int(Type)).str());
-  }
-  if (!Out)
-    return fail(cudaErrorInvalidValue);
+cudaError_t copySide(CUmemorytype Type, const void *Host, CUdeviceptr Device, size_t X, size_t Y,
+                     size_t Pitch, const char *&Out) {
+  if (cudaError_t E = copyMemory(Type, Host, Device, "a 2D copy to or from", Out))
+    return E;
   Out += Y * Pitch + X;
   return cudaSuccess;
 }
@@ -67,11 +67,11 @@ cudaError_t copyDescribed2D(const CUDA_MEMCPY2D *C, CUstream Stream, bool Wait) 
   if (!C)
     return fail(cudaErrorInvalidValue);
   const char *Src = nullptr, *Dst = nullptr;
-  if (cudaError_t E = copySide(C->srcMemoryType, C->srcHost, C->srcDevice, C->srcArray,
-                               C->srcXInBytes, C->srcY, C->srcPitch, Src))
+  if (cudaError_t E = copySide(C->srcMemoryType, C->srcHost, C->srcDevice, C->srcXInBytes, C->srcY,
+                               C->srcPitch, Src))
     return E;
-  if (cudaError_t E = copySide(C->dstMemoryType, C->dstHost, C->dstDevice, C->dstArray,
-                               C->dstXInBytes, C->dstY, C->dstPitch, Dst))
+  if (cudaError_t E = copySide(C->dstMemoryType, C->dstHost, C->dstDevice, C->dstXInBytes, C->dstY,
+                               C->dstPitch, Dst))
     return E;
   // One address space: where each side is, the copy finds out (cudaMemcpyDefault).
   return copy2D(const_cast<char *>(Dst), C->dstPitch, Src, C->srcPitch, C->WidthInBytes, C->Height,

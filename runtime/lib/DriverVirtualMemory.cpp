@@ -49,17 +49,6 @@ VmmState &vmm() {
   return *S;
 }
 
-template <typename Body> CUresult inContext(Body &&B) noexcept {
-  return driverCall([&] {
-    DriverContext *DC = nullptr;
-    if (cudaError_t E = currentContext(DC))
-      return E;
-    return B();
-  });
-}
-
-void *pointer(CUdeviceptr P) { return reinterpret_cast<void *>(uintptr_t(P)); }
-
 CUmemGenericAllocationHandle handleOf(const PhysicalRecord *R) {
   return CUmemGenericAllocationHandle(uintptr_t(R));
 }

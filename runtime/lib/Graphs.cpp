@@ -1144,4 +1144,228 @@ void writeAlloc(const GraphNode &N, MemAllocNodeParams *P) {
   P->Ptr = N.Memory->Ptr;
 }
 
+//===-- the entry points' shared operations --------------------------------===//
+
+cudaError_t cloneGraphHandle(Graph **Out, Graph *G) {
+  if (!Out)
+    return fail(cudaErrorInvalidValue);
+  if (cudaError_t E = checkGraph(G))
+    return E;
+  auto C = std::make_unique<Graph>();
+  cloneGraph(*G, *C);
+  *Out = C.release();
+  return cudaSuccess;
+}
+
+cudaError_t listNodes(Graph *G, bool RootsOnly, GraphNode **Out, size_t *Count) {
+  if (cudaError_t E = checkGraph(G))
+    return E;
+  std::vector<GraphNode *> List;
+  for (auto &N : G->Nodes)
+    if (!RootsOnly || N->Dependencies.empty())
+      List.push_back(N.get());
+  return writeList(List, Out, Count);
+}
+
+cudaError_t listEdges(Graph *G, GraphNode **From, GraphNode **To, void *EdgeData, size_t *Count) {
+  if (cudaError_t E = checkGraph(G))
+    return E;
+  if (!Count || (!From != !To))
+    return fail(cudaErrorInvalidValue);
+  std::vector<GraphNode *> F, T;
+  for (auto &N : G->Nodes)
+    for (GraphNode *D : N->Dependencies) {
+      F.push_back(D);
+      T.push_back(N.get());
+    }
+  size_t Room = *Count;
+  if (cudaError_t E = writeList(F, From, Count))
+    return E;
+  if (To)
+    writeList(T, To, &Room);
+  zeroEdgeData(EdgeData, *Count);
+  return cudaSuccess;
+}
+
+cudaError_t listNeighbours(GraphNode *N, bool Dependents, GraphNode **Out, void *EdgeData,
+                           size_t *Count) {
+  if (!N)
+    return fail(cudaErrorInvalidValue);
+  if (cudaError_t E = writeList(Dependents ? N->Dependents : N->Dependencies, Out, Count))
+    return E;
+  zeroEdgeData(Out ? EdgeData : nullptr, *Count);
+  return cudaSuccess;
+}
+
+cudaError_t changeDependencies(Graph *G, GraphNode *const *From, GraphNode *const *To,
+                               const void *EdgeData, size_t Count, bool Remove) {
+  if (cudaError_t E = checkEdgeData(EdgeData, Count))
+    return E;
+  return addDependencies(G, From, To, Count, Remove);
+}
+
+cudaError_t nodeType(GraphNode *N, int *Type) {
+  if (!N || !Type)
+    return fail(cudaErrorInvalidValue);
+  *Type = int(N->Kind);
+  return cudaSuccess;
+}
+
+cudaError_t kernelNodeAttribute(GraphNode *N, int Id, void *Value, bool Set) {
+  if (cudaError_t E = nodeOfKind(N, NodeKind::Kernel))
+    return E;
+  if (!Value)
+    return fail(cudaErrorInvalidValue);
+  auto &Attributes = N->Kernel.Attributes;
+  if (Set) {
+    std::erase_if(Attributes, [&](const LaunchAttribute &A) { return A.Id == Id; });
+    LaunchAttribute A{};
+    A.Id = Id;
+    std::memcpy(A.Value, Value, sizeof A.Value);
+    Attributes.push_back(A);
+    return cudaSuccess;
+  }
+  std::memset(Value, 0, sizeof(LaunchAttribute::Value));
+  for (const LaunchAttribute &A : Attributes)
+    if (A.Id == Id)
+      std::memcpy(Value, A.Value, sizeof A.Value);
+  return cudaSuccess;
+}
+
+cudaError_t copyKernelNodeAttributes(GraphNode *Dst, GraphNode *Src) {
+  if (cudaError_t E = nodeOfKind(Dst, NodeKind::Kernel))
+    return E;
+  if (cudaError_t E = nodeOfKind(Src, NodeKind::Kernel))
+    return E;
+  Dst->Kernel.Attributes = Src->Kernel.Attributes;
+  return cudaSuccess;
+}
+
+cudaError_t hostNodeParams(GraphNode *N, HostNodeParams *Out) {
+  if (cudaError_t E = nodeOfKind(N, NodeKind::Host))
+    return E;
+  if (!Out)
+    return fail(cudaErrorInvalidValue);
+  *Out = {N->Host.Fn, N->Host.UserData};
+  return cudaSuccess;
+}
+
+cudaError_t childGraphOf(GraphNode *N, Graph **Out) {
+  if (cudaError_t E = nodeOfKind(N, NodeKind::ChildGraph))
+    return E;
+  if (!Out)
+    return fail(cudaErrorInvalidValue);
+  *Out = N->Child.get();
+  return cudaSuccess;
+}
+
+cudaError_t memAllocNodeParams(GraphNode *N, MemAllocNodeParams *Out) {
+  if (cudaError_t E = nodeOfKind(N, NodeKind::MemAlloc))
+    return E;
+  if (!Out)
+    return fail(cudaErrorInvalidValue);
+  writeAlloc(*N, Out);
+  return cudaSuccess;
+}
+
+cudaError_t memFreeNodeAddress(GraphNode *N, void **Out) {
+  if (cudaError_t E = nodeOfKind(N, NodeKind::MemFree))
+    return E;
+  if (!Out)
+    return fail(cudaErrorInvalidValue);
+  *Out = N->FreePtr;
+  return cudaSuccess;
+}
+
+cudaError_t nodeEvent(GraphNode *N, NodeKind Kind, cudaEvent_t *Out) {
+  if (cudaError_t E = nodeOfKind(N, Kind))
+    return E;
+  if (!Out)
+    return fail(cudaErrorInvalidValue);
+  *Out = N->Event;
+  return cudaSuccess;
+}
+
+cudaError_t readEvent(cudaEvent_t Event, NodeKind Kind, GraphNode &N) {
+  if (!Event)
+    return fail(cudaErrorInvalidValue);
+  N.Kind = Kind;
+  N.Event = Event;
+  return cudaSuccess;
+}
+
+cudaError_t setNodeEvent(GraphExec *X, GraphNode *N, NodeKind Kind, cudaEvent_t Event) {
+  auto Read = [&](GraphNode &P) { return readEvent(Event, Kind, P); };
+  return X ? setExecParams(X, N, Kind, Read) : setParams(N, Kind, Read);
+}
+
+cudaError_t readEmpty(GraphNode &N) {
+  N.Kind = NodeKind::Empty;
+  return cudaSuccess;
+}
+
+cudaError_t readMemFree(void *Ptr, GraphNode &N) {
+  if (!Ptr)
+    return fail(cudaErrorInvalidValue);
+  N.Kind = NodeKind::MemFree;
+  N.FreePtr = Ptr;
+  return cudaSuccess;
+}
+
+cudaError_t memoryNodeParamsFixed(int Type) {
+  if (NodeKind(Type) == NodeKind::MemAlloc || NodeKind(Type) == NodeKind::MemFree)
+    return fail(cudaErrorInvalidValue, "a memory node's parameters cannot change");
+  return cudaSuccess;
+}
+
+cudaError_t setNodeEnabled(GraphExec *X, GraphNode *N, unsigned Enabled) {
+  GraphNode *Target = nullptr;
+  if (cudaError_t E = execNode(X, N, Target))
+    return E;
+  if (Target->Kind != NodeKind::Kernel && Target->Kind != NodeKind::Memcpy &&
+      Target->Kind != NodeKind::Memset)
+    return fail(cudaErrorInvalidValue, "only kernel, copy and memset nodes can be disabled");
+  Target->Enabled = Enabled != 0;
+  return cudaSuccess;
+}
+
+cudaError_t nodeEnabled(GraphExec *X, GraphNode *N, unsigned *Enabled) {
+  if (!Enabled)
+    return fail(cudaErrorInvalidValue);
+  GraphNode *Target = nullptr;
+  if (cudaError_t E = execNode(X, N, Target))
+    return E;
+  *Enabled = Target->Enabled;
+  return cudaSuccess;
+}
+
+cudaError_t instantiateWithParams(GraphExec **Out, const Graph *G, InstantiateParams *P) {
+  if (!P)
+    return fail(cudaErrorInvalidValue);
+  P->ErrorNode = nullptr;
+  cudaError_t E = instantiate(Out, G, P->Flags);
+  // cudaGraphInstantiateResult: success, error, (invalid structure, multiple devices), device
+  // launch not supported. An upload (flag 2) has nothing to do ahead of the launch.
+  P->Result = E == cudaSuccess ? 0 : (P->Flags & 4) ? 3 : 1;
+  return E;
+}
+
+cudaError_t updateExecInfo(GraphExec *X, const Graph *G, ExecUpdateResultInfo *Info) {
+  if (!Info)
+    return fail(cudaErrorInvalidValue);
+  GraphNode *ErrorNode = nullptr;
+  cudaError_t E = updateExec(X, G, Info->Result, ErrorNode);
+  Info->ErrorNode = ErrorNode;
+  Info->ErrorFromNode = nullptr;
+  return E;
+}
+
+cudaError_t uploadGraph(GraphExec *X, cudaStream_t S) {
+  // Nothing to upload ahead of a launch; the graph and the stream are checked.
+  if (cudaError_t E = checkExec(X))
+    return E;
+  unsigned Flags;
+  return streamFlags(S, Flags);
+}
+
 } // namespace ptx2amd::runtime

@@ -250,6 +250,54 @@ cudaError_t nodeOfKind(GraphNode *Node, NodeKind Kind);
 cudaError_t checkEdgeData(const void *EdgeData, size_t Count);
 void zeroEdgeData(void *EdgeData, size_t Count);
 
+/// cudaGraphInstantiateParams / CUDA_GRAPH_INSTANTIATE_PARAMS.
+struct InstantiateParams {
+  unsigned long long Flags;
+  cudaStream_t UploadStream;
+  GraphNode *ErrorNode;
+  int Result; ///< cudaGraphInstantiateResult
+};
+static_assert(sizeof(InstantiateParams) == 32);
+/// cudaGraphExecUpdateResultInfo / CUgraphExecUpdateResultInfo.
+struct ExecUpdateResultInfo {
+  int Result;
+  GraphNode *ErrorNode;
+  GraphNode *ErrorFromNode;
+};
+static_assert(sizeof(ExecUpdateResultInfo) == 24);
+
+// The entry points' operations that both APIs' parameters share.
+cudaError_t cloneGraphHandle(Graph **Out, Graph *G);
+/// The graph's nodes (\p RootsOnly: those without dependencies), as CUDA's list queries give them.
+cudaError_t listNodes(Graph *G, bool RootsOnly, GraphNode **Out, size_t *Count);
+cudaError_t listEdges(Graph *G, GraphNode **From, GraphNode **To, void *EdgeData, size_t *Count);
+/// A node's dependencies, or (\p Dependents) the nodes that depend on it.
+cudaError_t listNeighbours(GraphNode *N, bool Dependents, GraphNode **Out, void *EdgeData,
+                           size_t *Count);
+cudaError_t changeDependencies(Graph *G, GraphNode *const *From, GraphNode *const *To,
+                               const void *EdgeData, size_t Count, bool Remove);
+cudaError_t nodeType(GraphNode *N, int *Type);
+/// A kernel node's launch attribute \p Id (a 64-byte value), read or set.
+cudaError_t kernelNodeAttribute(GraphNode *N, int Id, void *Value, bool Set);
+cudaError_t copyKernelNodeAttributes(GraphNode *Dst, GraphNode *Src);
+cudaError_t hostNodeParams(GraphNode *N, HostNodeParams *Out);
+cudaError_t childGraphOf(GraphNode *N, Graph **Out);
+cudaError_t memAllocNodeParams(GraphNode *N, MemAllocNodeParams *Out);
+cudaError_t memFreeNodeAddress(GraphNode *N, void **Out);
+/// An event record or wait node of \p Kind: its event, read or (in \p X when given) set.
+cudaError_t nodeEvent(GraphNode *N, NodeKind Kind, cudaEvent_t *Out);
+cudaError_t setNodeEvent(GraphExec *X, GraphNode *N, NodeKind Kind, cudaEvent_t Event);
+cudaError_t readEvent(cudaEvent_t Event, NodeKind Kind, GraphNode &N);
+cudaError_t readEmpty(GraphNode &N);
+cudaError_t readMemFree(void *Ptr, GraphNode &N);
+/// cudaGraphNodeSetParams / cudaGraphExecNodeSetParams refuse memory nodes of \p Type.
+cudaError_t memoryNodeParamsFixed(int Type);
+cudaError_t setNodeEnabled(GraphExec *X, GraphNode *N, unsigned Enabled);
+cudaError_t nodeEnabled(GraphExec *X, GraphNode *N, unsigned *Enabled);
+cudaError_t instantiateWithParams(GraphExec **Out, const Graph *G, InstantiateParams *P);
+cudaError_t updateExecInfo(GraphExec *X, const Graph *G, ExecUpdateResultInfo *Info);
+cudaError_t uploadGraph(GraphExec *X, cudaStream_t S);
+
 /// Sets \p Node's parameters from \p Read's, when of the same kind.
 template <typename ReadFn> cudaError_t setParams(GraphNode *Node, NodeKind Kind, ReadFn Read) {
   if (cudaError_t E = nodeOfKind(Node, Kind))
@@ -276,6 +324,29 @@ cudaError_t add(GraphNode **Out, Graph *G, GraphNode *const *Deps, size_t NumDep
   if (cudaError_t E = Read(Proto))
     return E;
   return addNode(G, Out, Deps, NumDeps, Proto);
+}
+
+/// A kernel node's parameters set by \p Read, its launch attributes kept.
+template <typename ReadFn> cudaError_t setKernelParams(GraphNode *Node, ReadFn Read) {
+  if (cudaError_t E = nodeOfKind(Node, NodeKind::Kernel))
+    return E;
+  auto Attributes = Node->Kernel.Attributes;
+  if (cudaError_t E = setParams(Node, NodeKind::Kernel, Read))
+    return E;
+  Node->Kernel.Attributes = std::move(Attributes);
+  return cudaSuccess;
+}
+
+/// cudaGraphAddNode/cuGraphAddNode of either API's node parameters (\p Read reads them): a
+/// conditional node hands back its body graphs.
+template <typename Params, typename ReadFn>
+cudaError_t addFromParams(GraphNode **Out, Graph *G, GraphNode *const *Deps, size_t NumDeps,
+                          Params *P, ReadFn Read) {
+  if (cudaError_t E = add(Out, G, Deps, NumDeps, [&](GraphNode &N) { return Read(P, N); }))
+    return E;
+  if ((*Out)->Kind == NodeKind::Conditional)
+    P->Conditional.Bodies = (*Out)->BodyHandles.data();
+  return cudaSuccess;
 }
 
 /// Copies \p List into \p Out (of room \p Size) as CUDA's list queries do: a null \p Out asks
