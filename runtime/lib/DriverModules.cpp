@@ -517,8 +517,7 @@ CUresult cuLaunchCooperativeKernel(CUfunction Function, unsigned GridX, unsigned
   });
 }
 
-// Deprecated since CUDA 11.3 and no longer declared by cuda.h, but exported: one launch per
-// device, and there is one device. Without CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC
+// Deprecated since CUDA 11.3: one launch per device, and there is one device. Without CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC
 // the kernel waits for all earlier work of the device, without ..._NO_POST_LAUNCH_SYNC all later
 // work waits for it: a device synchronisation before and after.
 CUresult cuLaunchCooperativeKernelMultiDevice(CuLaunchParams *List, unsigned NumDevices,
