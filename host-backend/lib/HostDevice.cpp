@@ -288,6 +288,8 @@ std::vector<uint8_t> LoadedModule::compiled() const {
 
 Expected<std::string> Device::hostIdentity() { return host::hostIdentity(); }
 
+Expected<unsigned> Device::computeUnits() { return workerCount(); }
+
 Expected<std::unique_ptr<Device>> Device::create() {
   if (auto N = workerCount(); !N)
     return N.takeError();
@@ -457,7 +459,13 @@ Expected<amdgpu::DeviceOutput> Device::launch(LoadedModule &LM, StringRef Kernel
   if (!Kernarg)
     return makeError("out of memory for the kernarg segment");
   MutableArrayRef<uint8_t> KernargBytes(Kernarg.get(), K->Meta.KernargSegmentSize);
-  if (Error E = amdgpu::packKernargs(K->Meta, Args, G, {}, KernargBytes))
+  // The grid workspace, zeroed for each launch: cooperative_groups' grid_group::sync() counts
+  // arrivals in its second word.
+  alignas(64) uint32_t Workspace[16] = {};
+  amdgpu::HiddenArgValues Hidden;
+  if (C.Cooperative)
+    Hidden.MultigridSyncArg = reinterpret_cast<uint64_t>(Workspace);
+  if (Error E = amdgpu::packKernargs(K->Meta, Args, G, Hidden, KernargBytes))
     return E;
   auto Packet =
       amdgpu::makeDispatchPacket(K->Meta, G, 0, reinterpret_cast<uint64_t>(Kernarg.get()));
@@ -468,7 +476,10 @@ Expected<amdgpu::DeviceOutput> Device::launch(LoadedModule &LM, StringRef Kernel
   KernelLaunch L;
   L.Name = K->Name;
   L.Entry = K->Entry;
-  L.Loop = K->Loop;
+  // Plain loops run a workgroup's work-items one after another, where blocks of a cooperative
+  // launch may wait for each other.
+  L.Loop = C.Cooperative ? nullptr : K->Loop;
+  L.Cooperative = C.Cooperative;
   L.WaveSize = P.T->WaveSize;
   L.Geometry = &G;
   L.Kernarg = Kernarg.get();

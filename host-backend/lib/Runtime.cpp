@@ -70,13 +70,23 @@ struct Lane {
 /// What made a worker leave kernel code through siglongjmp.
 enum class Abort : int { None = 0, Trap = 1, Fault = 2, Internal = 3, Watchdog = 4 };
 
+/// 4 GiB of addresses, PROT_NONE but for the arena of one workgroup at its start.
+struct LdsWindow {
+  uint8_t *Base = nullptr;
+  size_t Open = 0; // bytes open (read-write) at Base
+};
+
 struct Worker {
   unsigned Index = 0;
-  uint8_t *Slot = nullptr;      // its part of the low window
-  uint8_t *LdsWindow = nullptr; // 4 GiB, PROT_NONE but for the arena at its start
-  size_t LdsOpen = 0;           // bytes open (read-write) at LdsWindow
+  uint8_t *Slot = nullptr; // its part of the low window
+  /// The first for every launch; a cooperative launch gives each of the worker's workgroups
+  /// its own (made when first needed).
+  std::vector<LdsWindow> Lds;
   uint8_t *StackLo = nullptr;
   uint8_t *FibersLo = nullptr;
+  /// Stacks of the work-items past MaxBlockSize that a cooperative launch holds (made when
+  /// first needed), after the slot's.
+  uint8_t *MoreFibersLo = nullptr;
   std::vector<uint8_t> AltStack;
   pthread_t Thread{};
   LaneState Plain{}; // plain loops: the one work-item running
@@ -93,6 +103,13 @@ struct Worker {
   /// barrier, or exiting; finished workgroups. The watchdog also sees Plain.ItemId move.
   std::atomic<uint64_t> Progress{0};
 };
+
+/// Where work-item \p I of what a worker holds has its stack.
+uint8_t *fiberStack(const Worker &W, unsigned I) {
+  if (I < MaxBlockSize)
+    return W.FibersLo + I * (FiberGuard + FiberStack) + FiberGuard;
+  return W.MoreFibersLo + (I - MaxBlockSize) * (FiberGuard + FiberStack) + FiberGuard;
+}
 
 thread_local Worker *CurrentWorker = nullptr;
 thread_local LaneState *CurrentState = nullptr;
@@ -117,6 +134,7 @@ public:
 private:
   uint8_t *Window = nullptr;
   size_t WindowSize = 0;
+  bool HaveCooperativeMemory = false;
   std::vector<std::unique_ptr<Worker>> Workers;
   std::mutex LaunchMutex; // one launch at a time
   std::mutex M;
@@ -131,6 +149,8 @@ private:
   amdgpu::FaultKind FirstKind = amdgpu::FaultKind::Other;
 
   Error start();
+  Error prepareCooperative(const KernelLaunch &L, unsigned PerWorker);
+  Error openLds(LdsWindow &A, size_t Bytes, const KernelLaunch &L);
   static void *threadMain(void *Arg);
   void workerLoop(Worker &W);
   void runJob(Worker &W);
@@ -226,7 +246,7 @@ Error Pool::start() {
     void *Lds = mmap(nullptr, LdsWindowSize, PROT_NONE, Flags, -1, 0);
     if (Lds == MAP_FAILED)
       return makeError("host backend: cannot reserve address space for LDS");
-    W->LdsWindow = static_cast<uint8_t *>(Lds);
+    W->Lds.push_back({static_cast<uint8_t *>(Lds), 0});
     bool Ok = Open(W->StackLo, ThreadStack);
     for (unsigned K = 0; Ok && K < MaxBlockSize; ++K)
       Ok = Open(W->FibersLo + K * (FiberGuard + FiberStack) + FiberGuard, FiberStack);
@@ -298,15 +318,19 @@ std::string Pool::describeFault(const Worker &W) const {
   default:
     break;
   }
-  auto Lds = reinterpret_cast<uintptr_t>(W.LdsWindow) + ldsShift(W.Launch->LdsBytes);
   auto Fibers = reinterpret_cast<uintptr_t>(W.FibersLo);
+  auto MoreFibers = reinterpret_cast<uintptr_t>(W.MoreFibersLo);
   auto Stack = reinterpret_cast<uintptr_t>(W.StackLo);
-  if (A >= reinterpret_cast<uintptr_t>(W.LdsWindow) &&
-      A < reinterpret_cast<uintptr_t>(W.LdsWindow) + LdsWindowSize)
-    return "LDS (shared memory) access outside the workgroup's arena at LDS address " +
-           Hex(uint32_t(A - Lds)) + " (the arena holds " + std::to_string(W.Launch->LdsBytes) +
-           " bytes)";
-  if (A >= Fibers && A < Fibers + MaxBlockSize * (FiberGuard + FiberStack))
+  for (const LdsWindow &Win : W.Lds) {
+    auto Base = reinterpret_cast<uintptr_t>(Win.Base);
+    if (A >= Base && A < Base + LdsWindowSize)
+      return "LDS (shared memory) access outside the workgroup's arena at LDS address " +
+             Hex(uint32_t(A - Base - ldsShift(W.Launch->LdsBytes))) + " (the arena holds " +
+             std::to_string(W.Launch->LdsBytes) + " bytes)";
+  }
+  const size_t MoreBytes = (CooperativeWorkItems - MaxBlockSize) * (FiberGuard + FiberStack);
+  if ((A >= Fibers && A < Fibers + MaxBlockSize * (FiberGuard + FiberStack)) ||
+      (MoreFibers && A >= MoreFibers && A < MoreFibers + MoreBytes))
     return "private memory access outside a work-item's stack at " + Hex(A) + " (stack overflow?)";
   if (A >= Stack - Guard && A < Stack + ThreadStack)
     return "private memory access outside the work-item's stack at " + Hex(A);
@@ -415,12 +439,15 @@ void runWaveGroup(Lane *Wave, unsigned Count, unsigned WaveSize, uintptr_t Site)
 
 std::string siteName(uintptr_t Site) { return "0x" + utohexstr(Site); }
 
-/// One workgroup, one fiber per work-item.
-void runFibers(Worker &W, const KernelLaunch &L, unsigned N) {
-  const unsigned WS = L.WaveSize;
-  for (unsigned I = 0; I < N; ++I) {
+/// \p Groups workgroups of \p N work-items each (lanes [g * N, g * N + N) of the worker), one
+/// fiber per work-item. Several are a cooperative launch's share, which run until all finish
+/// or \p Stop (another worker failed: what they wait for never comes).
+void runFibers(Worker &W, const KernelLaunch &L, unsigned N, unsigned Groups,
+               const std::atomic<bool> &Stop) {
+  const unsigned WS = L.WaveSize, All = N * Groups;
+  for (unsigned I = 0; I < All; ++I) {
     Lane &Ln = W.Lanes[I];
-    uint8_t *Lo = W.FibersLo + I * (FiberGuard + FiberStack) + FiberGuard;
+    uint8_t *Lo = fiberStack(W, I);
     Ln.State.PrivateLo = reinterpret_cast<uint64_t>(Lo);
     Ln.State.PrivateHi = reinterpret_cast<uint64_t>(Lo + FiberStack);
     Ln.Ctx = ctx::make_fcontext(Lo + FiberStack, FiberStack, laneMain);
@@ -428,42 +455,47 @@ void runFibers(Worker &W, const KernelLaunch &L, unsigned N) {
     Ln.Kind = Op::Barrier;
   }
   for (;;) {
-    for (unsigned I = 0; I < N; ++I)
+    for (unsigned I = 0; I < All; ++I)
       if (W.Lanes[I].St == Status::Ready)
         resume(W, W.Lanes[I]);
-    // Every lane is blocked or gone: one group per wave may run its cross-lane operation, the
-    // one at the lowest code address. A wave runs code in layout order: the first part of a
-    // divergent region before the other, a loop's body before what follows it, so lanes that
-    // went ahead (to where the wave reconverges) wait for the others to come.
-    bool Progress = false;
-    for (unsigned Base = 0; Base < N; Base += WS) {
-      unsigned Count = std::min(WS, N - Base);
-      Lane *Wave = &W.Lanes[Base];
-      const Lane *First = nullptr;
-      for (unsigned I = 0; I < Count; ++I)
-        if (Wave[I].St == Status::Blocked && Wave[I].Kind != Op::Barrier &&
-            (!First || Wave[I].Site < First->Site))
-          First = &Wave[I];
-      if (First) {
-        runWaveGroup(Wave, Count, WS, First->Site);
-        Progress = true;
+    bool Live = false;
+    for (unsigned G = 0; G < Groups; ++G) {
+      Lane *Group = &W.Lanes[G * N];
+      // Every lane is blocked or gone: one group per wave may run its cross-lane operation, the
+      // one at the lowest code address. A wave runs code in layout order: the first part of a
+      // divergent region before the other, a loop's body before what follows it, so lanes that
+      // went ahead (to where the wave reconverges) wait for the others to come.
+      bool Progress = false;
+      for (unsigned Base = 0; Base < N; Base += WS) {
+        unsigned Count = std::min(WS, N - Base);
+        Lane *Wave = Group + Base;
+        const Lane *First = nullptr;
+        for (unsigned I = 0; I < Count; ++I)
+          if (Wave[I].St == Status::Blocked && Wave[I].Kind != Op::Barrier &&
+              (!First || Wave[I].Site < First->Site))
+            First = &Wave[I];
+        if (First) {
+          runWaveGroup(Wave, Count, WS, First->Site);
+          Progress = true;
+        }
       }
+      if (Progress ||
+          std::any_of(Group, Group + N, [](const Lane &Ln) { return Ln.St == Status::Ready; })) {
+        Live = true;
+        continue;
+      }
+      // Only the workgroup barrier is left (one per workgroup, as on AMDGPU and in PTX's
+      // bar.sync 0: the work-items may wait at different calls of it). It runs when every live
+      // work-item reached it; exited ones drop out. Work-items that never come (they spin) keep
+      // the others waiting until the watchdog stops the workgroup.
+      for (unsigned I = 0; I < N; ++I)
+        if (Group[I].St != Status::Exited) {
+          Group[I].St = Status::Ready;
+          Group[I].Result = 0;
+          Live = true;
+        }
     }
-    if (Progress || std::any_of(W.Lanes.begin(), W.Lanes.begin() + N,
-                                [](const Lane &Ln) { return Ln.St == Status::Ready; }))
-      continue;
-    // Only the workgroup barrier is left (one per workgroup, as on AMDGPU and in PTX's
-    // bar.sync 0: the work-items may wait at different calls of it). It runs when every live
-    // work-item reached it; exited ones drop out. Work-items that never come (they spin) keep
-    // the others waiting until the watchdog stops the workgroup.
-    bool Waiting = false;
-    for (unsigned I = 0; I < N; ++I)
-      if (W.Lanes[I].St != Status::Exited) {
-        W.Lanes[I].St = Status::Ready;
-        W.Lanes[I].Result = 0;
-        Waiting = true;
-      }
-    if (!Waiting)
+    if (!Live || (Groups > 1 && Stop.load(std::memory_order_relaxed)))
       return;
   }
 }
@@ -536,6 +568,7 @@ void Pool::runJob(Worker &W) {
   uint64_t Group = 0;
   // volatile: read again after a siglongjmp.
   volatile uint64_t Running = 0;
+  volatile unsigned Held = N; // work-items of the workgroups it holds
   int Why = sigsetjmp(W.Jmp, 1);
   if (Why != 0) {
     W.InKernel = 0;
@@ -553,7 +586,7 @@ void Pool::runJob(Worker &W) {
     else if (Why == int(Abort::Watchdog))
       fail(FaultKind::Timeout, Where + ": no progress for " + std::to_string(L.WatchdogMs) +
                                    " ms (watchdog, PTX2AMD_HOST_WATCHDOG_MS): " +
-                                   describeStall(W, Stopped, N, !L.Loop));
+                                   describeStall(W, Stopped, Held, !L.Loop));
     else
       fail(W.FaultSignal == SIGFPE   ? FaultKind::Arithmetic
            : W.FaultSignal == SIGILL ? FaultKind::Other
@@ -561,21 +594,49 @@ void Pool::runJob(Worker &W) {
            Where + ": " + describeFault(W));
     return;
   }
-  while (!Failed.load(std::memory_order_relaxed) &&
-         (Group = Next.fetch_add(1, std::memory_order_relaxed)) < Total) {
-    Running = Group;
-    uint32_t GX = uint32_t(Group % G.Grid[0]);
-    uint32_t GY = uint32_t(Group / G.Grid[0] % G.Grid[1]);
-    uint32_t GZ = uint32_t(Group / (uint64_t(G.Grid[0]) * G.Grid[1]));
+  auto BaseState = [&](uint64_t Id, const LdsWindow &Lds) {
     LaneState Base{};
-    Base.GroupId[0] = GX;
-    Base.GroupId[1] = GY;
-    Base.GroupId[2] = GZ;
-    Base.LdsWindow = reinterpret_cast<uint64_t>(W.LdsWindow + ldsShift(L.LdsBytes));
+    Base.GroupId[0] = uint32_t(Id % G.Grid[0]);
+    Base.GroupId[1] = uint32_t(Id / G.Grid[0] % G.Grid[1]);
+    Base.GroupId[2] = uint32_t(Id / (uint64_t(G.Grid[0]) * G.Grid[1]));
+    Base.LdsWindow = reinterpret_cast<uint64_t>(Lds.Base + ldsShift(L.LdsBytes));
     Base.LdsBytes = L.LdsBytes;
     Base.Dispatch = L.Packet;
     Base.ImplicitArgs = L.ImplicitArgs;
     Base.DispatchId = L.DispatchId;
+    return Base;
+  };
+  auto InitLanes = [&](Lane *Lanes, const LaneState &Base) {
+    for (unsigned I = 0; I < N; ++I) {
+      LaneState &S = Lanes[I].State;
+      S = Base;
+      S.ItemId[0] = I % NX;
+      S.ItemId[1] = I / NX % NY;
+      S.ItemId[2] = I / (NX * NY);
+      S.LaneInWave = I % L.WaveSize;
+    }
+  };
+  if (L.Cooperative) {
+    // Its share, all at once: workgroups Index, Index + workers, ... (run() checked they fit).
+    const uint64_t Stride = Workers.size();
+    unsigned Groups = 0;
+    for (Group = W.Index; Group < Total; Group += Stride, ++Groups)
+      InitLanes(&W.Lanes[Groups * N], BaseState(Group, W.Lds[Groups]));
+    if (!Groups)
+      return;
+    Running = W.Index;
+    Held = Groups * N;
+    W.InKernel = 1;
+    runFibers(W, L, N, Groups, Failed);
+    W.InKernel = 0;
+    CurrentState = nullptr;
+    W.Progress.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  while (!Failed.load(std::memory_order_relaxed) &&
+         (Group = Next.fetch_add(1, std::memory_order_relaxed)) < Total) {
+    Running = Group;
+    LaneState Base = BaseState(Group, W.Lds[0]);
     W.InKernel = 1;
     if (L.Loop) {
       W.Plain = Base;
@@ -584,15 +645,8 @@ void Pool::runJob(Worker &W) {
       CurrentState = &W.Plain;
       L.Loop(L.Kernarg, NX, NY, NZ);
     } else {
-      for (unsigned I = 0; I < N; ++I) {
-        LaneState &S = W.Lanes[I].State;
-        S = Base;
-        S.ItemId[0] = I % NX;
-        S.ItemId[1] = I / NX % NY;
-        S.ItemId[2] = I / (NX * NY);
-        S.LaneInWave = I % L.WaveSize;
-      }
-      runFibers(W, L, N);
+      InitLanes(W.Lanes.data(), Base);
+      runFibers(W, L, N, 1, Failed);
     }
     W.InKernel = 0;
     CurrentState = nullptr;
@@ -616,8 +670,20 @@ void Pool::watch(const KernelLaunch &L, std::unique_lock<std::mutex> &Lock) {
   };
   std::vector<uint64_t> Marks(Workers.size());
   std::vector<Clock::time_point> Since(Workers.size(), Clock::now());
+  uint64_t GridMark = 0;
   while (!Done.wait_for(Lock, Tick, [&] { return Finished == Workers.size(); })) {
     auto Now = Clock::now();
+    // The workgroups of a cooperative launch wait for each other (grid barriers): one advancing
+    // is progress for all.
+    if (L.Cooperative) {
+      uint64_t Mk = 0;
+      for (auto &W : Workers)
+        Mk += Mark(*W);
+      if (Mk != GridMark) {
+        GridMark = Mk;
+        std::fill(Since.begin(), Since.end(), Now);
+      }
+    }
     for (size_t I = 0; I < Workers.size(); ++I) {
       Worker &W = *Workers[I];
       uint64_t Mk = Mark(W);
@@ -630,6 +696,55 @@ void Pool::watch(const KernelLaunch &L, std::unique_lock<std::mutex> &Lock) {
       }
     }
   }
+}
+
+Error Pool::openLds(LdsWindow &A, size_t Bytes, const KernelLaunch &L) {
+  const size_t Open = alignTo(Bytes, Page);
+  int RC = 0;
+  if (Open > A.Open)
+    RC = mprotect(A.Base + A.Open, Open - A.Open, PROT_READ | PROT_WRITE);
+  else if (Open < A.Open)
+    RC = mprotect(A.Base + Open, A.Open - Open, PROT_NONE);
+  if (RC != 0)
+    return makeError("kernel '" + L.Name + "': cannot map the LDS arenas");
+  A.Open = Open;
+  return Error::success();
+}
+
+/// What a cooperative launch needs beyond a launch's: fiber stacks for CooperativeWorkItems
+/// work-items a worker (below 4 GiB, like the others, made once) and an LDS window for each of
+/// \p PerWorker workgroups a worker.
+Error Pool::prepareCooperative(const KernelLaunch &L, unsigned PerWorker) {
+  if (!HaveCooperativeMemory) {
+    const size_t PerSlot = (CooperativeWorkItems - MaxBlockSize) * (FiberGuard + FiberStack);
+    const size_t Bytes = PerSlot * Workers.size();
+    void *P = mmap(nullptr, Bytes, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_32BIT, -1, 0);
+    if (P == MAP_FAILED || reinterpret_cast<uintptr_t>(P) + Bytes > (uintptr_t(1) << 32)) {
+      if (P != MAP_FAILED)
+        munmap(P, Bytes);
+      return makeError("kernel '" + L.Name +
+                       "': cannot reserve memory below 4 GiB for a cooperative launch's stacks");
+    }
+    for (size_t I = 0; I < Workers.size(); ++I) {
+      Worker &W = *Workers[I];
+      W.MoreFibersLo = static_cast<uint8_t *>(P) + I * PerSlot;
+      for (unsigned K = MaxBlockSize; K < CooperativeWorkItems; ++K)
+        if (mprotect(fiberStack(W, K), FiberStack, PROT_READ | PROT_WRITE) != 0)
+          return makeError("kernel '" + L.Name + "': cannot map a cooperative launch's stacks");
+      W.Lanes.resize(CooperativeWorkItems);
+    }
+    HaveCooperativeMemory = true;
+  }
+  for (auto &W : Workers)
+    while (W->Lds.size() < PerWorker) {
+      void *Lds = mmap(nullptr, LdsWindowSize, PROT_NONE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (Lds == MAP_FAILED)
+        return makeError("kernel '" + L.Name + "': cannot reserve address space for LDS");
+      W->Lds.push_back({static_cast<uint8_t *>(Lds), 0});
+    }
+  return Error::success();
 }
 
 Error Pool::run(const KernelLaunch &L) {
@@ -646,18 +761,24 @@ Error Pool::run(const KernelLaunch &L) {
   uint64_t Groups = uint64_t(G.Grid[0]) * G.Grid[1] * G.Grid[2];
   if (Groups == 0)
     return makeError("kernel '" + L.Name + "': an empty grid");
-  // Each worker's arena: exactly what the launch uses (to the page), the rest stays PROT_NONE.
-  const size_t Open = alignTo(L.LdsBytes, Page);
-  for (auto &W : Workers) {
-    int RC = 0;
-    if (Open > W->LdsOpen)
-      RC = mprotect(W->LdsWindow + W->LdsOpen, Open - W->LdsOpen, PROT_READ | PROT_WRITE);
-    else if (Open < W->LdsOpen)
-      RC = mprotect(W->LdsWindow + Open, W->LdsOpen - Open, PROT_NONE);
-    if (RC != 0)
-      return makeError("kernel '" + L.Name + "': cannot map the LDS arenas");
-    W->LdsOpen = Open;
+  unsigned PerWorker = 1;
+  if (L.Cooperative) {
+    PerWorker = unsigned(std::min<uint64_t>((Groups + Workers.size() - 1) / Workers.size(),
+                                            CooperativeWorkgroups + 1));
+    if (PerWorker > CooperativeWorkgroups || PerWorker * Threads > CooperativeWorkItems)
+      return makeError("kernel '" + L.Name + "': a cooperative launch of " + Twine(Groups) +
+                       " workgroups of " + Twine(Threads) + " work-items, more than " +
+                       Twine(Workers.size()) + " workers hold at once (each at most " +
+                       Twine(CooperativeWorkgroups) + " workgroups and " +
+                       Twine(CooperativeWorkItems) + " work-items)");
+    if (Error E = prepareCooperative(L, PerWorker))
+      return E;
   }
+  // The arenas: exactly what the launch uses (to the page), the rest stays PROT_NONE.
+  for (auto &W : Workers)
+    for (unsigned A = 0; A < PerWorker; ++A)
+      if (Error E = openLds(W->Lds[A], L.LdsBytes, L))
+        return E;
   {
     std::lock_guard<std::mutex> Lock(M);
     Job = &L;

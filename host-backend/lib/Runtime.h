@@ -27,9 +27,18 @@ struct KernelLaunch {
   const amdgpu::DispatchPacket *Packet = nullptr;
   uint32_t LdsBytes = 0; ///< the arena: the module's static LDS, then the dynamic LDS
   uint64_t DispatchId = 0;
-  /// A workgroup that makes no progress for this long is stopped (the launch fails).
+  /// A workgroup that makes no progress for this long is stopped (the launch fails); in a
+  /// cooperative launch, the grid.
   unsigned WatchdogMs = 5000;
+  /// Every workgroup runs at once (fibers, each worker holding its share), so that they may wait
+  /// for each other; at most CooperativeWorkItems work-items and CooperativeWorkgroups
+  /// workgroups a worker.
+  bool Cooperative = false;
 };
+
+/// What one worker holds of a cooperative launch at once (a compute unit's residency).
+inline constexpr unsigned CooperativeWorkItems = 2048;
+inline constexpr unsigned CooperativeWorkgroups = 32;
 
 /// Most work-items of one workgroup (CUDA's limit) and most LDS bytes of one workgroup.
 inline constexpr unsigned MaxBlockSize = 1024;

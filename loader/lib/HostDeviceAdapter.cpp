@@ -143,7 +143,8 @@ public:
   Error memset(void *Dst, uint8_t Value, size_t Bytes, Stream *S) override;
   Expected<std::unique_ptr<Module>> loadModule(const ModuleImage &Image) override;
   Expected<std::unique_ptr<Module>> loadCompiled(StringRef Name, ArrayRef<uint8_t> Compiled);
-  Error launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *S) override;
+  Error launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *S,
+               const LaunchOptions &O) override;
   Expected<std::unique_ptr<Stream>> createStream() override;
   Error synchronize(Stream *S) override;
   Expected<std::unique_ptr<Event>> createEvent() override;
@@ -179,7 +180,10 @@ HostDevice::HostDevice(std::unique_ptr<host::Device> D, const amdgpu::Target &T,
   Props.IsaName = "amdgcn-amd-amdhsa--" + std::string(T.Name);
   Props.Target = &T;
   Props.WaveSize = T.WaveSize;
-  Props.ComputeUnits = std::thread::hardware_concurrency();
+  // The workers, which a cooperative launch fills (each holds its share of the grid at once).
+  auto Workers = host::Device::computeUnits();
+  Props.ComputeUnits = Workers ? *Workers : std::thread::hardware_concurrency();
+  consumeError(Workers.takeError());
   Props.LdsBytesPerWorkgroup = T.LdsBytesPerWorkgroup;
   long Pages = sysconf(_SC_PHYS_PAGES), PageSize = sysconf(_SC_PAGESIZE);
   Props.GlobalMemoryBytes = Pages > 0 && PageSize > 0 ? uint64_t(Pages) * uint64_t(PageSize) : 0;
@@ -364,12 +368,14 @@ Expected<std::unique_ptr<Module>> HostDevice::loadCompiled(StringRef Name,
   return M;
 }
 
-Error HostDevice::launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *) {
+Error HostDevice::launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *,
+                         const LaunchOptions &O) {
   const auto &HK = static_cast<const HostKernel &>(K);
   host::LaunchConfig C;
   C.Grid = {G.Grid[0], G.Grid[1], G.Grid[2]};
   C.Block = {G.Block[0], G.Block[1], G.Block[2]};
   C.DynamicSharedBytes = G.DynamicLdsBytes;
+  C.Cooperative = O.Cooperative;
   auto Out = Impl->launch(*HK.Owner->Loaded, HK.Meta.Name, C, Args);
   if (!Out)
     return Out.takeError();

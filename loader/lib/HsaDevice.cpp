@@ -221,7 +221,8 @@ class HsaStream final : public Stream {
 public:
   struct Work {
     hsa_signal_t Done;
-    void *Kernarg = nullptr; ///< freed with the work
+    void *Kernarg = nullptr;   ///< freed with the work
+    void *Workspace = nullptr; ///< a cooperative launch's grid workspace, freed with the work
   };
   HsaStream(HsaDevice &D, hsa_queue_t *Q) : Dev(D), Queue(Q) {}
   ~HsaStream() override;
@@ -288,7 +289,8 @@ public:
   Error copy(void *Dst, const void *Src, size_t Bytes, CopyKind Kind, Stream *S) override;
   Error memset(void *Dst, uint8_t Value, size_t Bytes, Stream *S) override;
   Expected<std::unique_ptr<Module>> loadModule(const ModuleImage &Image) override;
-  Error launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *S) override;
+  Error launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *S,
+               const LaunchOptions &O) override;
   Expected<std::unique_ptr<Stream>> createStream() override;
   Error synchronize(Stream *S) override;
   Expected<std::unique_ptr<Event>> createEvent() override;
@@ -497,6 +499,8 @@ void HsaDevice::reclaim(HsaStream &St) {
     hsa_signal_destroy(St.InFlight.front().Done);
     if (St.InFlight.front().Kernarg)
       hsa_amd_memory_pool_free(St.InFlight.front().Kernarg);
+    if (St.InFlight.front().Workspace)
+      hsa_amd_memory_pool_free(St.InFlight.front().Workspace);
     St.InFlight.pop_front();
   }
   if (St.InFlight.empty())
@@ -897,7 +901,8 @@ Expected<GlobalSymbol> HsaModule::global(StringRef Name) {
                       symbolInfo<uint32_t>(Sym, HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SIZE)};
 }
 
-Error HsaDevice::launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *S) {
+Error HsaDevice::launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *S,
+                        const LaunchOptions &O) {
   const auto &HK = static_cast<const HsaKernel &>(K);
   const amdgpu::KernelMetadata &Meta = HK.Meta;
   if (Meta.GroupSegmentFixedSize + G.DynamicLdsBytes > Props.LdsBytesPerWorkgroup)
@@ -912,13 +917,31 @@ Error HsaDevice::launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void *
   auto Kernarg = poolAllocate(Mem.Kernarg, Meta.KernargSegmentSize, false);
   if (!Kernarg)
     return Kernarg.takeError();
+  // A cooperative launch is an ordinary dispatch (the runtime checked that its workgroups are
+  // co-resident, and AMDGPU then runs them all at once) with a grid workspace in device memory,
+  // zeroed: cooperative_groups' grid barrier counts arrivals in it.
+  void *Workspace = nullptr;
+  if (O.Cooperative) {
+    auto W = poolAllocate(Mem.Device, 256, true);
+    if (!W) {
+      hsa_amd_memory_pool_free(*Kernarg);
+      return W.takeError();
+    }
+    Workspace = *W;
+  }
+  auto FreeBuffers = [&] {
+    hsa_amd_memory_pool_free(*Kernarg);
+    if (Workspace)
+      hsa_amd_memory_pool_free(Workspace);
+  };
   hsa_signal_t Done;
   if (hsa_status_t R = hsa_signal_create(1, 0, nullptr, &Done); R != HSA_STATUS_SUCCESS) {
-    hsa_amd_memory_pool_free(*Kernarg);
+    FreeBuffers();
     return hsaError(R, "hsa_signal_create");
   }
   amdgpu::HiddenArgValues H;
   H.QueuePtr = reinterpret_cast<uint64_t>(St.Queue);
+  H.MultigridSyncArg = reinterpret_cast<uint64_t>(Workspace);
   auto Packet = hsa::prepareDispatch(
       Meta, Args, G, H,
       MutableArrayRef<uint8_t>(static_cast<uint8_t *>(*Kernarg), Meta.KernargSegmentSize),
@@ -928,10 +951,10 @@ Error HsaDevice::launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void *
     E = submit(St, &*Packet);
   if (E) {
     hsa_signal_destroy(Done);
-    hsa_amd_memory_pool_free(*Kernarg);
+    FreeBuffers();
     return E;
   }
-  St.InFlight.push_back({Done, *Kernarg});
+  St.InFlight.push_back({Done, *Kernarg, Workspace});
   if (HK.Output && !llvm::is_contained(St.Outputs, HK.Output))
     St.Outputs.push_back(HK.Output);
   return Error::success();

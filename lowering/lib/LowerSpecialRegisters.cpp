@@ -135,6 +135,19 @@ Value *FunctionLowerer::special(const Operand &O) {
     return B.getInt32(0);
   case ir::SpecialReg::Nsmid:
     return B.getInt32(1);
+  case ir::SpecialReg::Envreg: {
+    // CUDA's driver puts the grid workspace of a cooperative launch (cooperative_groups'
+    // grid_group::sync()) in %envreg1 (high half) and %envreg2 (low half) and sets none of the
+    // others. Ours is hidden_multigrid_sync_arg, 0 unless the launch is cooperative; code object
+    // v4 and older have no fixed place for it.
+    if ((C != 1 && C != 2) || S.Target.CodeObjectVersion < 5)
+      return B.getInt32(0);
+    Value *P = intrinsic(Intrinsic::amdgcn_implicitarg_ptr);
+    Value *F = B.CreateGEP(B.getInt8Ty(), P, B.getInt64(C == 1 ? 92 : 88));
+    auto *L = B.CreateAlignedLoad(B.getInt32Ty(), F, Align(4));
+    L->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(S.Ctx, {}));
+    return L;
+  }
   default:
     fail(fmt::format("special register '%{}' is not supported yet", ir::specialRegName(O.SReg)));
   }

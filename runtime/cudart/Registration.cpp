@@ -274,11 +274,10 @@ cudaError_t cudaLaunchKernel_ptsz(const void *Func, dim3 Grid, dim3 Block, void 
   return cudaLaunchKernel(Func, Grid, Block, Args, SharedBytes, Stream ? Stream : StreamPerThread);
 }
 
-// The device reports no cooperative launch (cudaDevAttrCooperativeLaunch 0): grid-wide
-// synchronisation is not translated. A kernel without it runs as an ordinary launch.
 cudaError_t cudaLaunchCooperativeKernel(const void *Func, dim3 Grid, dim3 Block, void **Args,
                                         size_t SharedBytes, cudaStream_t Stream) {
-  return cudaLaunchKernel(Func, Grid, Block, Args, SharedBytes, Stream);
+  return guarded(
+      [&] { return launchKernel(findKernel(Func), Grid, Block, Args, SharedBytes, Stream, true); });
 }
 
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *Attr, const void *Func) {

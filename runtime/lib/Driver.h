@@ -142,6 +142,14 @@ struct CuLaunchConfig {
   unsigned NumAttrs;
 };
 
+/// CUDA_LAUNCH_PARAMS, of cuLaunchCooperativeKernelMultiDevice.
+struct CuLaunchParams {
+  CUfunction Function;
+  unsigned GridX, GridY, GridZ, BlockX, BlockY, BlockZ, SharedBytes;
+  CUstream Stream;
+  void **Params;
+};
+
 /// The live context behind a handle.
 cudaError_t contextOf(CUcontext Ctx, DriverContext *&Out);
 /// Runs and forgets the context-local values' destructors of \p C (reset or destroyed).
@@ -289,6 +297,8 @@ CUresult cuLaunchCooperativeKernel(CUfunction Function, unsigned GridX, unsigned
                                    unsigned GridZ, unsigned BlockX, unsigned BlockY,
                                    unsigned BlockZ, unsigned SharedBytes, CUstream Stream,
                                    void **Params);
+CUresult cuLaunchCooperativeKernelMultiDevice(ptx2amd::runtime::CuLaunchParams *List,
+                                              unsigned NumDevices, unsigned Flags);
 
 CUresult cuMemAlloc_v2(CUdeviceptr *Ptr, size_t Bytes);
 CUresult cuMemFree_v2(CUdeviceptr Ptr);

@@ -420,61 +420,76 @@ CUresult cuFuncGetName(const char **Name, CUfunction Function) {
 
 // With `extra`, the arguments come packed as CUDA lays them out, which is the kernarg layout of
 // the translated kernel's explicit arguments: each argument's pointer is its offset there.
+} // extern "C"
+
+namespace {
+
+/// cuLaunchKernel, and cuLaunchCooperativeKernel when \p Cooperative.
+cudaError_t launchFunction(CUfunction Function, unsigned GridX, unsigned GridY, unsigned GridZ,
+                           unsigned BlockX, unsigned BlockY, unsigned BlockZ, unsigned SharedBytes,
+                           CUstream Stream, void **Params, void **Extra, bool Cooperative) {
+  KernelRecord *K = nullptr;
+  if (cudaError_t E = functionOf(Function, K))
+    return E;
+  if (Params && Extra)
+    return fail(cudaErrorInvalidValue, "both kernelParams and extra");
+  std::vector<void *> Packed;
+  if (Extra) {
+    char *Buffer = nullptr;
+    size_t *Size = nullptr;
+    for (void **P = Extra; *P != CuLaunchParamEnd; P += 2) {
+      if (*P == CuLaunchParamBufferPointer)
+        Buffer = static_cast<char *>(P[1]);
+      else if (*P == CuLaunchParamBufferSize)
+        Size = static_cast<size_t *>(P[1]);
+      else
+        return fail(cudaErrorInvalidValue,
+                    formatv("unknown key {0} in extra", (const void *)*P).str());
+    }
+    if (!Buffer || !Size)
+      return fail(cudaErrorInvalidValue, "extra without CU_LAUNCH_PARAM_BUFFER_POINTER and "
+                                         "CU_LAUNCH_PARAM_BUFFER_SIZE");
+    Context *C = nullptr;
+    const loader::Kernel *DK = nullptr;
+    if (cudaError_t E = contextAndKernel(*K, C, DK))
+      return E;
+    for (const amdgpu::KernelArgMetadata &A : DK->metadata().Args) {
+      if (A.isHidden())
+        continue;
+      if (A.Offset + A.Size > *Size)
+        return fail(cudaErrorInvalidValue,
+                    formatv("kernel '{0}': the {1}-byte argument buffer ends before argument "
+                            "{2} (offset {3}, {4} bytes)",
+                            K->Name, *Size, Packed.size(), A.Offset, A.Size)
+                        .str());
+      Packed.push_back(Buffer + A.Offset);
+    }
+    Params = Packed.data();
+  } else if (!Params) {
+    // Without arguments, only a kernel that takes none can run.
+    Context *C = nullptr;
+    const loader::Kernel *DK = nullptr;
+    if (cudaError_t E = contextAndKernel(*K, C, DK))
+      return E;
+    if (DK->metadata().explicitKernargSize())
+      return fail(
+          cudaErrorInvalidValue,
+          formatv("kernel '{0}' takes arguments: kernelParams or extra is needed", K->Name).str());
+  }
+  return launchKernel(K, dim3{GridX, GridY, GridZ}, dim3{BlockX, BlockY, BlockZ}, Params,
+                      SharedBytes, Stream, Cooperative);
+}
+
+} // namespace
+
+extern "C" {
+
 CUresult cuLaunchKernel(CUfunction Function, unsigned GridX, unsigned GridY, unsigned GridZ,
                         unsigned BlockX, unsigned BlockY, unsigned BlockZ, unsigned SharedBytes,
                         CUstream Stream, void **Params, void **Extra) {
   return driverCall([&] {
-    KernelRecord *K = nullptr;
-    if (cudaError_t E = functionOf(Function, K))
-      return E;
-    if (Params && Extra)
-      return fail(cudaErrorInvalidValue, "both kernelParams and extra");
-    std::vector<void *> Packed;
-    if (Extra) {
-      char *Buffer = nullptr;
-      size_t *Size = nullptr;
-      for (void **P = Extra; *P != CuLaunchParamEnd; P += 2) {
-        if (*P == CuLaunchParamBufferPointer)
-          Buffer = static_cast<char *>(P[1]);
-        else if (*P == CuLaunchParamBufferSize)
-          Size = static_cast<size_t *>(P[1]);
-        else
-          return fail(cudaErrorInvalidValue,
-                      formatv("unknown key {0} in extra", (const void *)*P).str());
-      }
-      if (!Buffer || !Size)
-        return fail(cudaErrorInvalidValue, "extra without CU_LAUNCH_PARAM_BUFFER_POINTER and "
-                                           "CU_LAUNCH_PARAM_BUFFER_SIZE");
-      Context *C = nullptr;
-      const loader::Kernel *DK = nullptr;
-      if (cudaError_t E = contextAndKernel(*K, C, DK))
-        return E;
-      for (const amdgpu::KernelArgMetadata &A : DK->metadata().Args) {
-        if (A.isHidden())
-          continue;
-        if (A.Offset + A.Size > *Size)
-          return fail(cudaErrorInvalidValue,
-                      formatv("kernel '{0}': the {1}-byte argument buffer ends before argument "
-                              "{2} (offset {3}, {4} bytes)",
-                              K->Name, *Size, Packed.size(), A.Offset, A.Size)
-                          .str());
-        Packed.push_back(Buffer + A.Offset);
-      }
-      Params = Packed.data();
-    } else if (!Params) {
-      // Without arguments, only a kernel that takes none can run.
-      Context *C = nullptr;
-      const loader::Kernel *DK = nullptr;
-      if (cudaError_t E = contextAndKernel(*K, C, DK))
-        return E;
-      if (DK->metadata().explicitKernargSize())
-        return fail(
-            cudaErrorInvalidValue,
-            formatv("kernel '{0}' takes arguments: kernelParams or extra is needed", K->Name)
-                .str());
-    }
-    return launchKernel(K, dim3{GridX, GridY, GridZ}, dim3{BlockX, BlockY, BlockZ}, Params,
-                        SharedBytes, Stream);
+    return launchFunction(Function, GridX, GridY, GridZ, BlockX, BlockY, BlockZ, SharedBytes,
+                          Stream, Params, Extra, false);
   });
 }
 
@@ -492,14 +507,40 @@ CUresult cuLaunchKernelEx(const CuLaunchConfig *Config, CUfunction Function, voi
   });
 }
 
-// As cudaLaunchCooperativeKernel: the device reports no cooperative launch; a kernel without
-// grid-wide synchronisation runs as an ordinary launch.
 CUresult cuLaunchCooperativeKernel(CUfunction Function, unsigned GridX, unsigned GridY,
                                    unsigned GridZ, unsigned BlockX, unsigned BlockY,
                                    unsigned BlockZ, unsigned SharedBytes, CUstream Stream,
                                    void **Params) {
-  return cuLaunchKernel(Function, GridX, GridY, GridZ, BlockX, BlockY, BlockZ, SharedBytes, Stream,
-                        Params, nullptr);
+  return driverCall([&] {
+    return launchFunction(Function, GridX, GridY, GridZ, BlockX, BlockY, BlockZ, SharedBytes,
+                          Stream, Params, nullptr, true);
+  });
+}
+
+// Deprecated since CUDA 11.3: one launch per device, and there is one device. Without CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC
+// the kernel waits for all earlier work of the device, without ..._NO_POST_LAUNCH_SYNC all later
+// work waits for it: a device synchronisation before and after.
+CUresult cuLaunchCooperativeKernelMultiDevice(CuLaunchParams *List, unsigned NumDevices,
+                                              unsigned Flags) {
+  return driverCall([&] {
+    constexpr unsigned NoPreSync = 1, NoPostSync = 2;
+    if (!List || NumDevices != 1 || (Flags & ~(NoPreSync | NoPostSync)))
+      return fail(cudaErrorInvalidValue,
+                  formatv("{0} launches with flags {1:x} (one device)", NumDevices, Flags).str());
+    const CuLaunchParams &L = List[0];
+    Context *C = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    if (!(Flags & NoPreSync))
+      if (cudaError_t E = synchronizeAll(*C))
+        return E;
+    if (cudaError_t E = launchFunction(L.Function, L.GridX, L.GridY, L.GridZ, L.BlockX, L.BlockY,
+                                       L.BlockZ, L.SharedBytes, L.Stream, L.Params, nullptr, true))
+      return E;
+    if (!(Flags & NoPostSync))
+      return synchronizeAll(*C);
+    return cudaSuccess;
+  });
 }
 
 } // extern "C"

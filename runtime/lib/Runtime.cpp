@@ -65,6 +65,9 @@ cudaDeviceProp deviceProperties(const loader::DeviceProperties &P) {
   D.maxThreadsPerMultiProcessor = 2048;
   D.managedMemory = 1;
   D.maxBlocksPerMultiProcessor = 32;
+  // Every block of a grid that fits (occupancy times multiprocessors) runs at once: the host
+  // device holds 2048 threads in up to 32 blocks on each worker, AMDGPU as many on a CU.
+  D.cooperativeLaunch = 1;
   D.globalL1CacheSupported = D.localL1CacheSupported = 1;
   // cudaHostRegister: the program's memory, at its own address on both sides.
   D.hostRegisterSupported = D.canUseHostPointerForRegisteredMem = 1;
@@ -335,7 +338,7 @@ cudaError_t resolveSymbol(Context &C, const void *Symbol, loader::GlobalSymbol &
 }
 
 cudaError_t launchKernel(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, size_t SharedBytes,
-                         cudaStream_t S) {
+                         cudaStream_t S, bool Cooperative) {
   if (!K)
     return fail(cudaErrorInvalidDeviceFunction, "launch of a function that is not a registered "
                                                 "kernel");
@@ -375,12 +378,35 @@ cudaError_t launchKernel(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, si
                         "exceed the {3} bytes a block may use",
                         K->Name, SharedBytes, StaticLds, P.sharedMemPerBlock)
                     .str());
+  if (Cooperative) {
+    int PerUnit = 0;
+    if (cudaError_t E = occupancyBlocks(*K, int(Threads), SharedBytes, &PerUnit))
+      return E;
+    const uint64_t Blocks = uint64_t(Grid.x) * Grid.y * Grid.z;
+    const uint64_t Resident = uint64_t(PerUnit) * uint64_t(P.multiProcessorCount);
+    if (Blocks > Resident)
+      return fail(cudaErrorCooperativeLaunchTooLarge,
+                  formatv("kernel '{0}': a cooperative grid of {1} blocks; {2} blocks of {3} "
+                          "threads and {4} bytes of dynamic shared memory fit the device at once "
+                          "({5} per multiprocessor, {6} multiprocessors)",
+                          K->Name, Blocks, Resident, Threads, SharedBytes, PerUnit,
+                          P.multiProcessorCount)
+                      .str());
+  }
   if (isCapturing(S)) {
     GraphNode Proto;
     Proto.Kind = NodeKind::Kernel;
     if (cudaError_t E =
             captureKernelLaunch(K, Grid, Block, unsigned(SharedBytes), Args, Proto.Kernel))
       return E;
+    if (Cooperative) {
+      // The node launches as it was captured: with the cooperative attribute.
+      LaunchAttribute A{};
+      A.Id = 2;
+      const int On = 1;
+      std::memcpy(A.Value, &On, sizeof On);
+      Proto.Kernel.Attributes.push_back(A);
+    }
     return captureNode(S, Proto);
   }
   loader::Stream *Stream = nullptr;
@@ -403,7 +429,9 @@ cudaError_t launchKernel(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, si
                        K->Name, Grid.x, Grid.y, Grid.z, Block.x, Block.y, Block.z, SharedBytes,
                        (const void *)S)
                    .str());
-  if (Error E = C->Dev.launch(*DK, G, Args, Stream)) {
+  loader::LaunchOptions O;
+  O.Cooperative = Cooperative;
+  if (Error E = C->Dev.launch(*DK, G, Args, Stream, O)) {
     cudaError_t R = failDeviceWork(std::move(E));
     // The kernel's own failure is CUDA's asynchronous error: the launch itself succeeded, and
     // the (sticky) error comes with the next call, as on a device that runs the kernel later.
@@ -417,12 +445,12 @@ cudaError_t launchKernelEx(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, 
   if (NumAttrs && !Attrs)
     return fail(cudaErrorInvalidValue);
   std::vector<cudaEvent_t> After;
+  bool Cooperative = false;
   for (unsigned I = 0; I < NumAttrs; ++I) {
     const LaunchAttribute &A = Attrs[I];
     switch (A.Id) {
     case 0:  // ignore
     case 1:  // access policy window: a cache hint
-    case 2:  // cooperative: every block of a grid the device holds runs at once here too
     case 3:  // synchronisation policy
     case 5:  // cluster scheduling preference
     case 6:  // programmatic stream serialisation: launches are stream-ordered anyway
@@ -433,6 +461,12 @@ cudaError_t launchKernelEx(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, 
     case 14: // preferred shared memory carve-out
     case 16: // NVLink-centric scheduling
       break;
+    case 2: { // cooperative
+      int On;
+      std::memcpy(&On, A.Value, sizeof On);
+      Cooperative = On != 0;
+      break;
+    }
     case 4: { // cluster dimension
       unsigned Dim[3];
       std::memcpy(Dim, A.Value, sizeof Dim);
@@ -454,7 +488,7 @@ cudaError_t launchKernelEx(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, 
       return fail(cudaErrorInvalidValue, formatv("launch attribute {0}", A.Id).str());
     }
   }
-  if (cudaError_t E = launchKernel(K, Grid, Block, Args, SharedBytes, Stream))
+  if (cudaError_t E = launchKernel(K, Grid, Block, Args, SharedBytes, Stream, Cooperative))
     return E;
   for (cudaEvent_t E : After)
     if (cudaError_t R = recordEvent(E, Stream))

@@ -371,9 +371,12 @@ cudaError_t functionAttributes(KernelRecord &K, cudaFuncAttributes &Out);
 /// cudaFuncAttributeMaxDynamicSharedMemorySize.
 cudaError_t setMaxDynamicSharedBytes(KernelRecord &K, int Value);
 
-/// Launches \p K with CUDA's launch arguments.
+/// Launches \p K with CUDA's launch arguments. A \p Cooperative launch
+/// (cudaLaunchCooperativeKernel) runs every block at once with a grid workspace for
+/// grid_group::sync(); a grid of more blocks than the device holds at once (the kernel's occupancy
+/// times the compute units) is cudaErrorCooperativeLaunchTooLarge.
 cudaError_t launchKernel(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, size_t SharedBytes,
-                         cudaStream_t S);
+                         cudaStream_t S, bool Cooperative = false);
 /// One launch attribute of cudaLaunchKernelExC / cuLaunchKernelEx (the two share the layout and
 /// the numbering): its id, then a 64-byte value.
 struct LaunchAttribute {
@@ -385,7 +388,8 @@ static_assert(sizeof(LaunchAttribute) == 72);
 /// launchKernel with \p NumAttrs attributes: those that change nothing on this device are
 /// accepted (access policy, priorities, memory domains, scheduling preferences, carve-outs,
 /// programmatic serialisation: launches are stream-ordered anyway), clusters above one block
-/// are refused (cudaErrorInvalidClusterSize), and the
+/// are refused (cudaErrorInvalidClusterSize), a non-zero cooperative attribute makes a
+/// cooperative launch, and the
 /// programmatic and completion events are recorded once the kernel is done.
 cudaError_t launchKernelEx(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, size_t SharedBytes,
                            cudaStream_t Stream, const LaunchAttribute *Attrs, unsigned NumAttrs);

@@ -111,7 +111,7 @@ public:
   }
   llvm::Error memset(void *, uint8_t, size_t, loader::Stream *) override { return none(); }
   llvm::Error launch(const loader::Kernel &, const amdgpu::LaunchGeometry &, void **,
-                     loader::Stream *) override {
+                     loader::Stream *, const loader::LaunchOptions &) override {
     return none();
   }
   llvm::Expected<std::unique_ptr<loader::Stream>> createStream() override { return none(); }

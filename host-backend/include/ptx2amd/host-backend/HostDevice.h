@@ -50,6 +50,11 @@ struct LaunchConfig {
   /// cross-lane operation, or exits; a plain loop stays at one work-item) is stopped and the
   /// launch fails. 0: PTX2AMD_HOST_WATCHDOG_MS when set, else 5000.
   unsigned WatchdogMs = 0;
+  /// A cooperative launch (cudaLaunchCooperativeKernel): every block runs at once, each worker
+  /// holding its share (Device::computeUnits), so that blocks may wait for each other;
+  /// the kernel finds the grid workspace of cooperative_groups' grid barrier in
+  /// hidden_multigrid_sync_arg (%envreg1/%envreg2). A grid that does not fit is an error.
+  bool Cooperative = false;
 };
 
 /// How a module is translated for the host.
@@ -114,6 +119,9 @@ public:
   /// code is generated for (the detected CPU, or `PTX2AMD_HOST_CPU`: an LLVM CPU name such as
   /// x86-64, the baseline). A compiled form is only loaded where this is the same.
   static llvm::Expected<std::string> hostIdentity();
+  /// The compute units a cooperative launch may fill, starting the workers if needed: one a
+  /// worker, which holds up to 2048 threads in up to 32 blocks at once.
+  static llvm::Expected<unsigned> computeUnits();
   ~Device();
 
   /// Reads, lowers and loads PTX text for \p T (a target of the table; wave64 or wave32).

@@ -117,6 +117,14 @@ public:
   virtual ~Stream() = default;
 };
 
+/// How a launch runs, besides its geometry.
+struct LaunchOptions {
+  /// cudaLaunchCooperativeKernel: every block of the grid runs at once (the caller checked that
+  /// they fit the device), and the kernel gets a zeroed grid workspace of its own for
+  /// cooperative_groups' grid barrier (hidden_multigrid_sync_arg, %envreg1/%envreg2).
+  bool Cooperative = false;
+};
+
 /// A point in a stream, for waiting and timing.
 class Event {
 public:
@@ -159,7 +167,7 @@ public:
   /// Starts \p K on \p S after the earlier work of \p S and returns. \p Args holds one pointer
   /// per explicit kernel argument (CUDA's kernelParams); the values are copied before returning.
   virtual llvm::Error launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args,
-                             Stream *S) = 0;
+                             Stream *S, const LaunchOptions &O = {}) = 0;
 
   virtual llvm::Expected<std::unique_ptr<Stream>> createStream() = 0;
   /// Waits for all work of \p S; a failure of that work is the error.

@@ -74,7 +74,7 @@ static int runScaleAdd(CUmodule M, int offset) {
   return 0;
 }
 
-// PTX written by hand: `ok` translates; `broken` reads %envreg0, which the translator refuses.
+// PTX written by hand: `ok` translates; `broken` reads %pm0, which the translator refuses.
 static const char *kHandPtx = R"(
 .version 8.0
 .target sm_75
@@ -97,7 +97,7 @@ static const char *kHandPtx = R"(
   .reg .b64 %rd<3>;
   ld.param.u64 %rd1, [out];
   cvta.to.global.u64 %rd2, %rd1;
-  mov.u32 %r1, %envreg0;
+  mov.u32 %r1, %pm0;
   st.global.u32 [%rd2], %r1;
   ret;
 }
@@ -560,7 +560,7 @@ int main() {
     const char *why = nullptr;
     CU(cuGetErrorString(r, &why));
     printf("expected failure: %s\n", why);
-    EXPECT(strstr(why, "broken") && strstr(why, "envreg"));
+    EXPECT(strstr(why, "broken") && strstr(why, "%pm"));
     // Not sticky: the module's other kernel runs.
     CU(cuLaunchKernel(ok, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr));
     int v = 0;
