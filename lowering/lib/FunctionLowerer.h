@@ -185,6 +185,9 @@ public:
   /// The memory-model metadata of an atomic: which memory it can touch.
   void annotateAtomic(const ir::Instruction &I, llvm::Instruction *A);
   void barrier(const ir::Instruction &I);
+  /// LowerCluster.cpp: barrier.cluster and mapa for clusters of one block.
+  void clusterBarrier(const ir::Instruction &I);
+  void mapa(const ir::Instruction &I);
   /// s_barrier between workgroup-scope release and acquire fences.
   void workgroupBarrier();
   /// bar.red over the whole block on s_barrier: the count of \p Vote in one LDS word.

@@ -469,7 +469,13 @@ void FunctionLowerer::lower(const ir::Instruction &I) {
   case Opcode::Barrier:
     if (I.has(Mod::Warp))
       return warpSync(I);
+    if (I.has(Mod::Cluster))
+      return clusterBarrier(I);
     return barrier(I);
+  case Opcode::Mapa:
+    return mapa(I);
+  case Opcode::Griddepcontrol:
+    return; // LowerCluster.cpp: launches are stream-ordered
   case Opcode::Membar:
   case Opcode::Fence:
     if (I.Op == Opcode::Fence && (I.has(Mod::Proxy) || I.has(Mod::Extra)))

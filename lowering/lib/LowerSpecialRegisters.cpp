@@ -135,6 +135,25 @@ Value *FunctionLowerer::special(const Operand &O) {
     return B.getInt32(0);
   case ir::SpecialReg::Nsmid:
     return B.getInt32(1);
+  // Clusters of one block (LowerCluster.cpp): the cluster is the block.
+  case ir::SpecialReg::ClusterId:
+  case ir::SpecialReg::Nclusterid: {
+    ir::Operand Block = O;
+    Block.SReg =
+        O.SReg == ir::SpecialReg::ClusterId ? ir::SpecialReg::Ctaid : ir::SpecialReg::Nctaid;
+    return special(Block);
+  }
+  case ir::SpecialReg::ClusterCtaid:
+  case ir::SpecialReg::ClusterCtarank:
+    return B.getInt32(0);
+  case ir::SpecialReg::ClusterNctaid:
+  case ir::SpecialReg::ClusterNctarank:
+    return B.getInt32(1);
+  case ir::SpecialReg::IsExplicitCluster:
+    return B.getFalse();
+  case ir::SpecialReg::CurrentGraphExec:
+    // Graphs are not launched from the device: no kernel runs in one that could be.
+    return B.getInt64(0);
   case ir::SpecialReg::Envreg: {
     // CUDA's driver puts the grid workspace of a cooperative launch (cooperative_groups'
     // grid_group::sync()) in %envreg1 (high half) and %envreg2 (low half) and sets none of the
