@@ -686,9 +686,11 @@ Retargeter::reachingCallers(const std::set<const Function *> &Seeds) const {
 }
 
 void Retargeter::buildWrappers() {
+  // A lane that sleeps spins on memory that other work-items of its workgroup may write (an
+  // mbarrier, a flag): it needs them running too, as fibers.
   std::set<const Function *> CrossLane;
-  for (StringRef Name :
-       {rt::Barrier, rt::WaveBarrier, rt::Ballot, rt::Bpermute, rt::Readlane, rt::Readfirstlane})
+  for (StringRef Name : {rt::Barrier, rt::WaveBarrier, rt::Ballot, rt::Bpermute, rt::Readlane,
+                         rt::Readfirstlane, rt::Sleep})
     if (Function *F = M.getFunction(Name))
       CrossLane.insert(F);
   SetVector<const Function *> NeedFibers = reachingCallers(CrossLane);

@@ -157,6 +157,17 @@ public:
   /// cp.async: done as a synchronous copy, so commit_group and wait_group have nothing to wait
   /// for.
   void asyncCopy(const ir::Instruction &I);
+  /// mbarrier.* on the 64-bit state word (its layout is at the top of LowerAsync.cpp).
+  void mbarrier(const ir::Instruction &I);
+  /// One compare-and-swap on an mbarrier: \p Arrivals fewer pending, \p Drop fewer expected,
+  /// \p Tx added to the transaction count, completing the phase when both reach zero; returns
+  /// the word before.
+  Value *mbarrierUpdate(Value *Word, Value *Arrivals, Value *Drop, Value *Tx,
+                        llvm::AtomicOrdering O, llvm::SyncScope::ID Scope);
+  /// cp.async.bulk, cp.reduce.async.bulk, bulk prefetch and groups, cp.async.mbarrier.arrive.
+  void asyncBulk(const ir::Instruction &I);
+  /// \p Body at offsets 0, Step, ... while a whole step fits in \p Size (i64) bytes.
+  void bulkLoop(Value *Size, unsigned Step, llvm::function_ref<void(Value *Offset)> Body);
   /// mul.lo / mul.hi / mul.wide
   Value *multiply(const ir::Instruction &I, Value *A, Value *C, bool Signed, unsigned Bits);
   void mad(const ir::Instruction &I);

@@ -478,10 +478,16 @@ void FunctionLowerer::lower(const ir::Instruction &I) {
     return; // LowerCluster.cpp: launches are stream-ordered
   case Opcode::Membar:
   case Opcode::Fence:
-    if (I.Op == Opcode::Fence && (I.has(Mod::Proxy) || I.has(Mod::Extra)))
+    // fence.proxy.async orders the async proxy's accesses with this thread's: the bulk copies
+    // run in the issuing thread, so an ordinary fence does (one of the block for its shared
+    // memory).
+    if (I.Op == Opcode::Fence && ((I.has(Mod::Proxy) && !I.has(Mod::Async)) || I.has(Mod::Extra)))
       unsupported();
     B.CreateFence(AtomicOrdering::SequentiallyConsistent,
-                  S.Ctx.getOrInsertSyncScopeID(syncScope(I)));
+                  S.Ctx.getOrInsertSyncScopeID(I.has(Mod::Proxy) &&
+                                                       (I.has(Mod::Shared) || I.has(Mod::SharedCta))
+                                                   ? "workgroup"
+                                                   : syncScope(I)));
     return;
   case Opcode::Call:
     return call(I);
@@ -511,7 +517,11 @@ void FunctionLowerer::lower(const ir::Instruction &I) {
   case Opcode::Redux:
     return redux(I);
   case Opcode::Cp:
+    if (I.has(Mod::Bulk) || I.has(Mod::Mbarrier))
+      return asyncBulk(I);
     return asyncCopy(I);
+  case Opcode::Mbarrier:
+    return mbarrier(I);
   case Opcode::Nanosleep:
     // Any sleep in [0, 2t] is allowed: a short one.
     intrinsic(Intrinsic::amdgcn_s_sleep, {}, {B.getInt32(1)});
