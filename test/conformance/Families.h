@@ -17,6 +17,8 @@ std::vector<KernelFamily> warpFamilies();
 std::vector<KernelFamily> memoryFamilies();
 /// Named barriers, bar.arrive and bar.red for part of a block (BarrierFamilies.cpp).
 KernelFamily namedBarriers();
+/// mbarrier, cp.async.bulk and cp.reduce.async.bulk (AsyncFamilies.cpp).
+KernelFamily asyncCopies();
 
 /// Cases that fail because of a lowering or host-backend bug (KnownFailures.cpp).
 const std::vector<KnownFailure> &knownFailures();

@@ -80,6 +80,7 @@ int main(int argc, char **argv) {
   for (KernelFamily &F : memoryFamilies())
     Kernels.push_back(std::move(F));
   Kernels.push_back(namedBarriers());
+  Kernels.push_back(asyncCopies());
   if (List) {
     for (const Family &F : All)
       std::printf("%s: %zu cases\n", F.Name.c_str(), F.Cases.size());
