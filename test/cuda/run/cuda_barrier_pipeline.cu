@@ -29,8 +29,7 @@ __host__ __device__ int contribution(const int *tile, int tid, int t) {
   return tile[tid] * (t + 1) + tile[(tid * 7 + 3) % kTile];
 }
 
-template <bool Aligned>
-__global__ void barrier_kernel(const int *in, int *out) {
+template <bool Aligned> __global__ void barrier_kernel(const int *in, int *out) {
   __shared__ alignas(16) int buf[2][kTile];
 #pragma nv_diag_suppress static_var_with_dynamic_init
   __shared__ block_barrier bar[2];
@@ -103,8 +102,8 @@ __global__ void thread_pipeline_kernel(const int *in, int *out) {
     pipe.consumer_release();
     if (t + 2 < kTiles) {
       pipe.producer_acquire();
-      cuda::memcpy_async(&buf[t & 1][threadIdx.x], src + (t + 2) * kTile + threadIdx.x,
-                         sizeof(int), pipe);
+      cuda::memcpy_async(&buf[t & 1][threadIdx.x], src + (t + 2) * kTile + threadIdx.x, sizeof(int),
+                         pipe);
     }
     pipe.producer_commit(); // an empty stage keeps wait_prior<1> counting
   }

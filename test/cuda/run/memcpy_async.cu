@@ -7,8 +7,8 @@
 // Every result is checked against the same computation on the host.
 #include <cooperative_groups.h>
 #include <cooperative_groups/memcpy_async.h>
-#include <cuda/barrier>
 #include <cstdio>
+#include <cuda/barrier>
 #include <cuda_runtime.h>
 #include <vector>
 
