@@ -686,11 +686,9 @@ Retargeter::reachingCallers(const std::set<const Function *> &Seeds) const {
 }
 
 void Retargeter::buildWrappers() {
-  // A lane that sleeps spins on memory that other work-items of its workgroup may write (an
-  // mbarrier, a flag): it needs them running too, as fibers.
   std::set<const Function *> CrossLane;
-  for (StringRef Name : {rt::Barrier, rt::WaveBarrier, rt::Ballot, rt::Bpermute, rt::Readlane,
-                         rt::Readfirstlane, rt::Sleep})
+  for (StringRef Name :
+       {rt::Barrier, rt::WaveBarrier, rt::Ballot, rt::Bpermute, rt::Readlane, rt::Readfirstlane})
     if (Function *F = M.getFunction(Name))
       CrossLane.insert(F);
   SetVector<const Function *> NeedFibers = reachingCallers(CrossLane);
