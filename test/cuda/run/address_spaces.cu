@@ -12,8 +12,9 @@ __device__ int d_global[4];
 __constant__ int c_table[4] = {1, 2, 3, 4};
 __managed__ int m_value;
 
-// Four bits per pointer: global, shared, local, constant.
-__device__ unsigned classify(const void *p) {
+// Four bits per pointer: global, shared, local, constant. Not inlined, and given pointers read
+// back from memory, so that the compiler cannot know their spaces and asks at run time.
+__device__ __noinline__ unsigned classify(const void *p) {
   return (__isGlobal(p) ? 1u : 0u) | (__isShared(p) ? 2u : 0u) | (__isLocal(p) ? 4u : 0u) |
          (__isConstant(p) ? 8u : 0u);
 }
@@ -27,13 +28,11 @@ __global__ void spaces(const int *allocated, unsigned *out, int pick) {
   dynamic[threadIdx.x] = tile[threadIdx.x];
   if (threadIdx.x != 0)
     return;
-  out[0] = classify(allocated);
-  out[1] = classify(d_global + pick);
-  out[2] = classify(tile + pick);
-  out[3] = classify(dynamic);
-  out[4] = classify((const void *)(local + pick));
-  out[5] = classify(c_table + pick);
-  out[6] = classify(&m_value);
+  const void *volatile pointers[7] = {
+      allocated,      d_global + pick, tile + pick, dynamic, (const void *)(local + pick),
+      c_table + pick, &m_value};
+  for (int i = 0; i < 7; ++i)
+    out[i] = classify(pointers[i]);
 }
 
 int main() {
@@ -46,7 +45,7 @@ int main() {
   unsigned got[7];
   CK(cudaMemcpy(got, out, sizeof got, cudaMemcpyDeviceToHost));
   const unsigned want[7] = {1, 1, 2, 2, 4, 8, 1};
-  const char *what[7] = {"cudaMalloc", "__device__", "__shared__", "extern __shared__",
+  const char *what[7] = {"cudaMalloc", "__device__",   "__shared__", "extern __shared__",
                          "local",      "__constant__", "__managed__"};
   for (int i = 0; i < 7; ++i)
     if (got[i] != want[i]) {
