@@ -1,6 +1,7 @@
 //===- Api.cpp - the runtime API's devices, errors, versions, streams and events ===//
 
 #include "Driver.h"
+#include "Graphs.h"
 #include "Runtime.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -314,6 +315,8 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int *Least, int *Greatest) {
 
 cudaError_t cudaDeviceSynchronize() {
   return guarded([&] {
+    if (auto R = refuseUnsafeCall("cudaDeviceSynchronize"))
+      return *R;
     Context *C = nullptr;
     if (cudaError_t E = context(C))
       return E;

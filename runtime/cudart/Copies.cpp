@@ -3,6 +3,7 @@
 // Over the core's copy3D(), fill2D() and batches (lib/Copies.cpp). Linear memory only: CUDA
 // arrays are cudaErrorNotSupported. One device: peer copies are between device 0 and itself.
 
+#include "Graphs.h"
 #include "Runtime.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -69,6 +70,8 @@ cudaError_t cudaMalloc3D(cudaPitchedPtr *Out, cudaExtent E) {
   return guarded([&] {
     if (!Out)
       return fail(cudaErrorInvalidValue);
+    if (auto R = refuseUnsafeCall("cudaMalloc3D"))
+      return *R;
     *Out = {};
     void *P = nullptr;
     size_t Pitch = 0;

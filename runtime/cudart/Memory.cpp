@@ -3,6 +3,7 @@
 // cudaMemcpy is synchronous: it copies on the legacy default stream and waits for it. Device
 // variables are named by the host shadows the program registered.
 
+#include "Graphs.h"
 #include "Runtime.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -53,19 +54,35 @@ cudaError_t fromSymbol(void *Dst, const void *Symbol, size_t Bytes, size_t Offse
 extern "C" {
 
 cudaError_t cudaMalloc(void **Ptr, size_t Bytes) {
-  return guarded([&] { return allocate(Ptr, Bytes, loader::MemoryKind::Device); });
+  return guarded([&] {
+    if (auto R = refuseUnsafeCall("cudaMalloc"))
+      return *R;
+    return allocate(Ptr, Bytes, loader::MemoryKind::Device);
+  });
 }
 
 cudaError_t cudaMallocManaged(void **Ptr, size_t Bytes, unsigned Flags) {
-  return guarded([&] { return allocate(Ptr, Bytes, loader::MemoryKind::Managed); });
+  return guarded([&] {
+    if (auto R = refuseUnsafeCall("cudaMallocManaged"))
+      return *R;
+    return allocate(Ptr, Bytes, loader::MemoryKind::Managed);
+  });
 }
 
 cudaError_t cudaMallocHost(void **Ptr, size_t Bytes) {
-  return guarded([&] { return allocate(Ptr, Bytes, loader::MemoryKind::HostPinned); });
+  return guarded([&] {
+    if (auto R = refuseUnsafeCall("cudaMallocHost"))
+      return *R;
+    return allocate(Ptr, Bytes, loader::MemoryKind::HostPinned);
+  });
 }
 
 cudaError_t cudaHostAlloc(void **Ptr, size_t Bytes, unsigned Flags) {
-  return guarded([&] { return allocate(Ptr, Bytes, loader::MemoryKind::HostPinned, Flags); });
+  return guarded([&] {
+    if (auto R = refuseUnsafeCall("cudaHostAlloc"))
+      return *R;
+    return allocate(Ptr, Bytes, loader::MemoryKind::HostPinned, Flags);
+  });
 }
 
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t S, void *Ptr, size_t Bytes, unsigned Flags) {
@@ -196,11 +213,19 @@ cudaError_t cudaHostGetDevicePointer(void **DevicePtr, void *HostPtr, unsigned F
 }
 
 cudaError_t cudaFree(void *Ptr) {
-  return guarded([&] { return release(Ptr, false); });
+  return guarded([&] {
+    if (auto R = refuseUnsafeCall("cudaFree"))
+      return *R;
+    return release(Ptr, false);
+  });
 }
 
 cudaError_t cudaFreeHost(void *Ptr) {
-  return guarded([&] { return release(Ptr, true); });
+  return guarded([&] {
+    if (auto R = refuseUnsafeCall("cudaFreeHost"))
+      return *R;
+    return release(Ptr, true);
+  });
 }
 
 cudaError_t cudaMemGetInfo(size_t *Free, size_t *Total) {
@@ -240,13 +265,16 @@ cudaError_t cudaMemcpy2DAsync(void *Dst, size_t DstPitch, const void *Src, size_
 
 // Rows start at multiples of the device's pitch alignment.
 cudaError_t cudaMallocPitch(void **Ptr, size_t *Pitch, size_t Width, size_t Height) {
-  return guarded([&] { return allocatePitched(Ptr, Pitch, Width, Height); });
+  return guarded([&] {
+    if (auto R = refuseUnsafeCall("cudaMallocPitch"))
+      return *R;
+    return allocatePitched(Ptr, Pitch, Width, Height);
+  });
 }
 
 cudaError_t cudaMemset2D(void *Dst, size_t Pitch, int Value, size_t Width, size_t Height) {
-  return guarded([&] {
-    return fill2D(Dst, Pitch, uint32_t(Value) & 0xff, 1, Width, Height, nullptr, true);
-  });
+  return guarded(
+      [&] { return fill2D(Dst, Pitch, uint32_t(Value) & 0xff, 1, Width, Height, nullptr, true); });
 }
 
 cudaError_t cudaMemset2DAsync(void *Dst, size_t Pitch, int Value, size_t Width, size_t Height,

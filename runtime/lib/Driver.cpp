@@ -1,6 +1,7 @@
 //===- Driver.cpp - the driver API: initialisation, errors, devices, contexts ===//
 
 #include "Driver.h"
+#include "Graphs.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -738,6 +739,8 @@ CUresult cuCtxSynchronize_v2(CUcontext Ctx) {
     DriverContext *DC = nullptr;
     if (cudaError_t E = Ctx ? contextOf(Ctx, DC) : currentContext(DC))
       return E;
+    if (auto R = refuseUnsafeCall("cuCtxSynchronize"))
+      return *R;
     Context *C = nullptr;
     if (cudaError_t E = context(C))
       return E;

@@ -4,6 +4,7 @@
 // required and CUresult codes. Memory is the device's, whichever context allocated it.
 
 #include "Driver.h"
+#include "Graphs.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -45,6 +46,8 @@ CUresult allocateDevice(CUdeviceptr *Ptr, size_t Bytes, loader::MemoryKind Kind)
   return inContext([&] {
     if (!Ptr)
       return fail(cudaErrorInvalidValue);
+    if (auto R = refuseUnsafeCall("cuMemAlloc"))
+      return *R;
     void *P = nullptr;
     if (cudaError_t E = allocate(&P, Bytes, Kind))
       return E;
@@ -160,19 +163,35 @@ CUresult cuMemAllocManaged(CUdeviceptr *Ptr, size_t Bytes, unsigned Flags) {
 }
 
 CUresult cuMemFree_v2(CUdeviceptr Ptr) {
-  return inContext([&] { return release(pointer(Ptr), false); });
+  return inContext([&] {
+    if (auto R = refuseUnsafeCall("cuMemFree"))
+      return *R;
+    return release(pointer(Ptr), false);
+  });
 }
 
 CUresult cuMemAllocHost_v2(void **Ptr, size_t Bytes) {
-  return inContext([&] { return allocate(Ptr, Bytes, loader::MemoryKind::HostPinned); });
+  return inContext([&] {
+    if (auto R = refuseUnsafeCall("cuMemAllocHost"))
+      return *R;
+    return allocate(Ptr, Bytes, loader::MemoryKind::HostPinned);
+  });
 }
 
 CUresult cuMemHostAlloc(void **Ptr, size_t Bytes, unsigned Flags) {
-  return inContext([&] { return allocate(Ptr, Bytes, loader::MemoryKind::HostPinned); });
+  return inContext([&] {
+    if (auto R = refuseUnsafeCall("cuMemHostAlloc"))
+      return *R;
+    return allocate(Ptr, Bytes, loader::MemoryKind::HostPinned);
+  });
 }
 
 CUresult cuMemFreeHost(void *Ptr) {
-  return inContext([&] { return release(Ptr, true); });
+  return inContext([&] {
+    if (auto R = refuseUnsafeCall("cuMemFreeHost"))
+      return *R;
+    return release(Ptr, true);
+  });
 }
 
 // Pinned memory is mapped at the same address on both sides (unified addressing).
@@ -288,6 +307,8 @@ CUresult cuMemAllocPitch_v2(CUdeviceptr *Ptr, size_t *Pitch, size_t Width, size_
   return inContext([&] {
     if (!Ptr || (ElementBytes != 4 && ElementBytes != 8 && ElementBytes != 16))
       return fail(cudaErrorInvalidValue);
+    if (auto R = refuseUnsafeCall("cuMemAllocPitch"))
+      return *R;
     void *P = nullptr;
     if (cudaError_t E = allocatePitched(&P, Pitch, Width, Height))
       return E;

@@ -1045,6 +1045,37 @@ std::optional<cudaError_t> refuseWhileCapturing(cudaStream_t S) {
   return fail(cudaErrorStreamCaptureUnsupported, "waiting for a capturing stream");
 }
 
+int &threadCaptureMode() {
+  thread_local int Mode = 0; // cudaStreamCaptureModeGlobal
+  return Mode;
+}
+
+std::optional<cudaError_t> refuseUnsafeCall(const char *What) {
+  if (ActiveCaptures.load(std::memory_order_acquire) == 0)
+    return std::nullopt;
+  const int Mine = threadCaptureMode();
+  if (Mine == 2) // cudaStreamCaptureModeRelaxed
+    return std::nullopt;
+  GraphState &St = state();
+  std::lock_guard<std::recursive_mutex> Lock(St.Mutex);
+  const std::thread::id Self = std::this_thread::get_id();
+  bool Refused = false;
+  for (auto &[Key, SC] : St.Streams) {
+    Capture &Cap = *SC.Cap;
+    // The thread's own captures forbid it unless relaxed; other threads' only global ones, and
+    // only while this thread's own mode is global.
+    bool Forbids = Cap.Thread == Self ? Cap.Mode != 2 : Mine == 0 && Cap.Mode == 0;
+    if (Forbids) {
+      Cap.Invalid = cudaErrorStreamCaptureInvalidated;
+      Refused = true;
+    }
+  }
+  if (!Refused)
+    return std::nullopt;
+  return fail(cudaErrorStreamCaptureUnsupported,
+              formatv("{0} while a stream capture forbids unsafe calls", What).str());
+}
+
 //===-- node parameters of both APIs ---------------------------------------===//
 
 cudaError_t readCopy1D(void *Dst, const void *Src, size_t Bytes, cudaMemcpyKind Kind,

@@ -202,6 +202,13 @@ std::optional<cudaError_t> captureWaitEvent(cudaStream_t S, cudaEvent_t E);
 /// A call that would wait for a capturing stream's work (synchronize, query): the capture is
 /// invalidated and the call fails, as CUDA's does.
 std::optional<cudaError_t> refuseWhileCapturing(cudaStream_t S);
+/// The calling thread's cudaStreamCaptureMode (cudaThreadExchangeStreamCaptureMode).
+int &threadCaptureMode();
+/// A potentially unsafe call (allocation, freeing, device synchronisation) while a capture
+/// forbids it to this thread: the thread's own capture unless begun relaxed, or, while this
+/// thread's mode is global, another thread's global capture. Those captures are invalidated and
+/// the call fails with cudaErrorStreamCaptureUnsupported, as CUDA's does.
+std::optional<cudaError_t> refuseUnsafeCall(const char *What);
 
 //===-- node parameters of both APIs ---------------------------------------===//
 

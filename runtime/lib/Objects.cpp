@@ -251,10 +251,9 @@ cudaError_t copyStreamAttributes(cudaStream_t Dst, cudaStream_t Src) {
 }
 
 cudaError_t exchangeCaptureMode(int *Mode) {
-  thread_local int ThreadMode = 0; // cudaStreamCaptureModeGlobal
   if (!Mode || *Mode < 0 || *Mode > 2)
     return fail(cudaErrorInvalidValue);
-  std::swap(*Mode, ThreadMode);
+  std::swap(*Mode, threadCaptureMode());
   return cudaSuccess;
 }
 

@@ -2,10 +2,12 @@
 // through events), instantiated, updated (per-node parameters and whole-graph exec update) and
 // launched 100 times each, checked after every launch; graph memory (mem-alloc and mem-free
 // nodes), conditional nodes (while, if/else) set by kernels, child graphs, clones, user objects,
-// queries, and capture's error rules.
+// queries, and capture's error rules, including which threads a capture forbids unsafe calls.
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <cuda_runtime.h>
+#include <thread>
 #include <vector>
 
 static const char *kName = "graphs";
@@ -349,11 +351,11 @@ static int captureErrors(cudaStream_t s1, cudaStream_t s2) {
   // A forked stream that is not joined back.
   cudaEvent_t fork;
   CK(cudaEventCreate(&fork));
+  int *d = nullptr;
+  CK(cudaMalloc(&d, sizeof(int)));
   CK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
   CK(cudaEventRecord(fork, s1));
   CK(cudaStreamWaitEvent(s2, fork, 0));
-  int *d = nullptr;
-  CK(cudaMalloc(&d, sizeof(int)));
   CK(cudaMemsetAsync(d, 0, sizeof(int), s2));
   EXPECT(cudaStreamEndCapture(s1, &g) == cudaErrorStreamCaptureUnjoined);
   cudaGetLastError();
@@ -361,6 +363,62 @@ static int captureErrors(cudaStream_t s1, cudaStream_t s2) {
   EXPECT(status == cudaStreamCaptureStatusNone);
   CK(cudaEventDestroy(fork));
   CK(cudaFree(d));
+  return 0;
+}
+
+// Which threads a capture forbids potentially unsafe calls (cudaMalloc, cudaFree, device
+// synchronisation), by the capture's mode and the calling thread's.
+static int captureModes(cudaStream_t s1) {
+  cudaGraph_t g = nullptr;
+  void *p = nullptr;
+  // The capturing thread itself, in global mode: refused, and the capture is invalidated.
+  CK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
+  EXPECT(cudaMalloc(&p, 64) == cudaErrorStreamCaptureUnsupported);
+  EXPECT(p == nullptr);
+  EXPECT(cudaStreamEndCapture(s1, &g) == cudaErrorStreamCaptureInvalidated);
+  cudaGetLastError();
+  // A relaxed capture forbids nothing.
+  CK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeRelaxed));
+  CK(cudaMalloc(&p, 64));
+  CK(cudaFree(p));
+  CK(cudaStreamEndCapture(s1, &g));
+  CK(cudaGraphDestroy(g));
+
+  // Another thread's global capture forbids this thread's unsafe calls while this thread's mode is
+  // global, and not once it is thread-local.
+  for (int mode : {cudaStreamCaptureModeGlobal, cudaStreamCaptureModeThreadLocal}) {
+    std::atomic<int> phase{0};
+    cudaError_t endResult = cudaSuccess;
+    std::thread capturer([&] {
+      cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal);
+      phase = 1;
+      while (phase != 2)
+        std::this_thread::yield();
+      cudaGraph_t captured = nullptr;
+      endResult = cudaStreamEndCapture(s1, &captured);
+      if (captured)
+        cudaGraphDestroy(captured);
+    });
+    while (phase != 1)
+      std::this_thread::yield();
+    cudaStreamCaptureMode mine = cudaStreamCaptureMode(mode);
+    CK(cudaThreadExchangeStreamCaptureMode(&mine));
+    cudaError_t r = cudaMalloc(&p, 64);
+    cudaStreamCaptureMode back = mine;
+    CK(cudaThreadExchangeStreamCaptureMode(&back));
+    EXPECT(back == cudaStreamCaptureMode(mode));
+    phase = 2;
+    capturer.join();
+    if (mode == cudaStreamCaptureModeGlobal) {
+      EXPECT_FIELD(r == cudaErrorStreamCaptureUnsupported, "cudaMalloc gave %d", int(r));
+      EXPECT_FIELD(endResult == cudaErrorStreamCaptureInvalidated, "end gave %d", int(endResult));
+      cudaGetLastError();
+    } else {
+      EXPECT_FIELD(r == cudaSuccess, "cudaMalloc gave %d", int(r));
+      EXPECT_FIELD(endResult == cudaSuccess, "end gave %d", int(endResult));
+      CK(cudaFree(p));
+    }
+  }
   return 0;
 }
 
@@ -448,7 +506,7 @@ int main() {
   CK(cudaStreamCreate(&s1));
   CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
   if (explicitGraph(s1) || capturedGraph(s1, s2) || graphMemory(s2) || conditionalGraphs(s1) ||
-      captureErrors(s1, s2) || userObjects())
+      captureErrors(s1, s2) || captureModes(s1) || userObjects())
     return 1;
   CK(cudaStreamDestroy(s1));
   CK(cudaStreamDestroy(s2));
