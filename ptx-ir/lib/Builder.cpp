@@ -3,6 +3,7 @@
 #include "Tables.h"
 
 #include <fmt/format.h>
+#include <llvm/ADT/StringRef.h>
 
 #include <cstring>
 #include <map>
@@ -687,8 +688,12 @@ std::vector<Diagnostic> buildModuleHeader(Module &M, const grammar::ModuleParse 
         size_t Dot = V.find('.');
         if (Dot == std::string_view::npos || Dot == 0 || Dot + 1 >= V.size())
           throw BuildError{B.loc(Item), fmt::format("malformed .version '{}'", V)};
-        M.VersionMajor = std::stoul(std::string(V.substr(0, Dot)));
-        M.VersionMinor = std::stoul(std::string(V.substr(Dot + 1)));
+        unsigned Major = 0, Minor = 0;
+        if (llvm::StringRef(V.substr(0, Dot)).getAsInteger(10, Major) ||
+            llvm::StringRef(V.substr(Dot + 1)).getAsInteger(10, Minor))
+          throw BuildError{B.loc(Item), fmt::format("unsupported PTX ISA version {}", V)};
+        M.VersionMajor = Major;
+        M.VersionMinor = Minor;
         if (M.VersionMajor < 1 || M.VersionMajor > 9)
           throw BuildError{B.loc(Item), fmt::format("unsupported PTX ISA version {}", V)};
         SawVersion = true;

@@ -100,3 +100,31 @@ TEST_CASE("unknown directives and instructions are located errors", "[bad-input]
   CHECK(reportsError(module(".entry k() .shiny 4\n{\n}\n")));
   CHECK(reportsError(".version 99.0\n.target sm_90\n"));
 }
+
+TEST_CASE("overflowing literals in every numeric field are located errors", "[bad-input]") {
+  const std::string Huge = "99999999999999999999999"; // past 64 bits
+  // Module header.
+  CHECK(reportsError(".version " + Huge + ".0\n.target sm_90\n.address_size 64\n"));
+  CHECK(reportsError(".version 8." + Huge + "\n.target sm_90\n.address_size 64\n"));
+  CHECK(reportsError(".version 8.0\n.target sm_90\n.address_size " + Huge + "\n"));
+  // Declarations: alignment, array dimensions, register ranges, attributes.
+  CHECK(reportsError(module(".global .align " + Huge + " .b8 a[4];\n")));
+  CHECK(reportsError(module(".global .b8 a[" + Huge + "];\n")));
+  CHECK(reportsError(module(".global .b8 a[4][" + Huge + "];\n")));
+  CHECK(reportsError(module(".func f()\n{\n.reg .b32 %r<" + Huge + ">;\n}\n")));
+  CHECK(reportsError(module(".func f()\n{\n.local .b8 l[" + Huge + "];\n}\n")));
+  CHECK(reportsError(module(".global .attribute(.unified(" + Huge + ", 1)) .b8 a[4];\n")));
+  // Function directives and parameters.
+  CHECK(reportsError(module(".entry k() .maxntid " + Huge + "\n{\nret;\n}\n")));
+  CHECK(reportsError(module(".entry k() .reqntid 32, " + Huge + "\n{\nret;\n}\n")));
+  CHECK(reportsError(module(".entry k() .maxnreg " + Huge + "\n{\nret;\n}\n")));
+  CHECK(reportsError(module(".entry k(.param .align " + Huge + " .b8 p[8])\n{\nret;\n}\n")));
+  CHECK(reportsError(module(".entry k(.param .b8 p[" + Huge + "])\n{\nret;\n}\n")));
+  // Operands: integer immediates, element indices, vector counts of initializers.
+  CHECK(reportsError(
+      module(".func f()\n{\n.reg .b32 %r<2>;\nmov.u32 %r1, " + Huge + ";\nret;\n}\n")));
+  CHECK(reportsError(module(".global .b8 a[4];\n.func f()\n{\n.reg .b64 %rd<2>;\n"
+                            "mov.u64 %rd1, a[" +
+                            Huge + "];\nret;\n}\n")));
+  CHECK(reportsError(module(".global .u32 a[2] = {1, " + Huge + "};\n")));
+}
