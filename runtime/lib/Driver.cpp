@@ -25,76 +25,11 @@ struct ResultInfo {
   const char *Text;
 };
 
-// The library's own wording of each result it can return.
 constexpr ResultInfo Results[] = {
-    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
-    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
-    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
-    {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
-    {CUDA_ERROR_DEINITIALIZED, "CUDA_ERROR_DEINITIALIZED", "driver shutting down"},
-    {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
-    {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
-    {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
-    {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
-    {CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU",
-     "no kernel image is available for execution on the device"},
-    {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
-    {CUDA_ERROR_INVALID_SOURCE, "CUDA_ERROR_INVALID_SOURCE", "device kernel image is invalid"},
-    {CUDA_ERROR_FILE_NOT_FOUND, "CUDA_ERROR_FILE_NOT_FOUND", "file not found"},
-    {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
-    {CUDA_ERROR_ILLEGAL_STATE, "CUDA_ERROR_ILLEGAL_STATE",
-     "the operation cannot be performed in the present state"},
-    {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
-    {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
-    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS",
-     "an illegal memory access was encountered"},
-    {CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
-     "too many resources requested for launch"},
-    {CUDA_ERROR_LAUNCH_TIMEOUT, "CUDA_ERROR_LAUNCH_TIMEOUT",
-     "the launch timed out and was terminated"},
-    {CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE, "CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE",
-     "primary context active"},
-    {CUDA_ERROR_CONTEXT_IS_DESTROYED, "CUDA_ERROR_CONTEXT_IS_DESTROYED", "context is destroyed"},
-    {CUDA_ERROR_ASSERT, "CUDA_ERROR_ASSERT", "device-side assert triggered"},
-    {CUDA_ERROR_HARDWARE_STACK_ERROR, "CUDA_ERROR_HARDWARE_STACK_ERROR", "hardware stack error"},
-    {CUDA_ERROR_ILLEGAL_INSTRUCTION, "CUDA_ERROR_ILLEGAL_INSTRUCTION",
-     "an illegal instruction was encountered"},
-    {CUDA_ERROR_MISALIGNED_ADDRESS, "CUDA_ERROR_MISALIGNED_ADDRESS", "misaligned address"},
-    {CUDA_ERROR_INVALID_ADDRESS_SPACE, "CUDA_ERROR_INVALID_ADDRESS_SPACE",
-     "operation not supported on global/shared address space"},
-    {CUDA_ERROR_INVALID_PC, "CUDA_ERROR_INVALID_PC", "invalid program counter"},
-    {CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED",
-     "part or all of the requested memory range is already mapped"},
-    {CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED",
-     "pointer does not correspond to a registered memory region"},
-    {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
-    {CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE",
-     "too many blocks in cooperative launch"},
-    {CUDA_ERROR_NOT_PERMITTED, "CUDA_ERROR_NOT_PERMITTED", "operation not permitted"},
-    {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
-    {CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
-     "operation not permitted when stream is capturing"},
-    {CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED",
-     "operation failed due to a previous error during capture"},
-    {CUDA_ERROR_STREAM_CAPTURE_MERGE, "CUDA_ERROR_STREAM_CAPTURE_MERGE",
-     "operation would result in a merge of separate capture sequences"},
-    {CUDA_ERROR_STREAM_CAPTURE_UNMATCHED, "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED",
-     "capture was not ended in the same stream as it began"},
-    {CUDA_ERROR_STREAM_CAPTURE_UNJOINED, "CUDA_ERROR_STREAM_CAPTURE_UNJOINED",
-     "capturing stream has unjoined work"},
-    {CUDA_ERROR_STREAM_CAPTURE_ISOLATION, "CUDA_ERROR_STREAM_CAPTURE_ISOLATION",
-     "dependency created on uncaptured work in another stream"},
-    {CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT",
-     "operation would make the legacy stream depend on a capturing blocking stream"},
-    {CUDA_ERROR_CAPTURED_EVENT, "CUDA_ERROR_CAPTURED_EVENT",
-     "operation not permitted on an event last recorded in a capturing stream"},
-    {CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD, "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD",
-     "attempt to terminate a thread-local capture sequence from another thread"},
-    {CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE",
-     "the graph update was not performed because it included changes which violated "
-     "constraints specific to instantiated graph update"},
-    {CUDA_ERROR_INVALID_CLUSTER_SIZE, "CUDA_ERROR_INVALID_CLUSTER_SIZE", "invalid cluster size"},
-    {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
+#define PTX2AMD_CUDA_ERROR(Value, RuntimeName, DriverName, Sticky, Text)                           \
+  {DriverName, #DriverName, Text},
+#define PTX2AMD_DRIVER_ERROR(Value, DriverName, Text) {DriverName, #DriverName, Text},
+#include "Errors.def"
 };
 
 const ResultInfo *find(CUresult R) {
@@ -183,39 +118,15 @@ bool driverInitialized() { return Initialized.load() || contextMade(); }
 
 CUresult toResult(cudaError_t E) {
   switch (E) {
-  case cudaSuccess:
-    return CUDA_SUCCESS;
-  case cudaErrorInvalidValue:
-  case cudaErrorInvalidConfiguration:
-  case cudaErrorInvalidPitchValue:
-  case cudaErrorInvalidHostPointer:
-  case cudaErrorInvalidDevicePointer:
-  case cudaErrorInvalidMemcpyDirection:
-  case cudaErrorMissingConfiguration:
-    return CUDA_ERROR_INVALID_VALUE;
-  case cudaErrorMemoryAllocation:
-    return CUDA_ERROR_OUT_OF_MEMORY;
-  case cudaErrorInitializationError:
-    return CUDA_ERROR_NOT_INITIALIZED;
-  case cudaErrorCudartUnloading:
-    return CUDA_ERROR_DEINITIALIZED;
-  case cudaErrorInvalidSymbol:
-  case cudaErrorSymbolNotFound:
-    return CUDA_ERROR_NOT_FOUND;
-  case cudaErrorInvalidDeviceFunction:
-  case cudaErrorInvalidResourceHandle:
-    return CUDA_ERROR_INVALID_HANDLE;
-  case cudaErrorNotYetImplemented:
-  case cudaErrorNotSupported:
-    return CUDA_ERROR_NOT_SUPPORTED;
-  case cudaErrorInsufficientDriver:
-  case cudaErrorStartupFailure:
-  case cudaErrorUnknown:
-    return CUDA_ERROR_UNKNOWN;
-  default:
-    // From 100 up, the two APIs number the errors they share alike.
-    return find(CUresult(int(E))) ? CUresult(int(E)) : CUDA_ERROR_UNKNOWN;
+#define PTX2AMD_CUDA_ERROR(Value, RuntimeName, DriverName, Sticky, Text)                           \
+  case RuntimeName:                                                                                \
+    return DriverName;
+#define PTX2AMD_RUNTIME_ERROR(Value, RuntimeName, DriverName, Text)                                \
+  case RuntimeName:                                                                                \
+    return DriverName;
+#include "Errors.def"
   }
+  return CUDA_ERROR_UNKNOWN;
 }
 
 CUresult recordResult(CUresult R, cudaError_t E) {

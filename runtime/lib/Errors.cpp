@@ -13,85 +13,15 @@ struct ErrorInfo {
   cudaError_t Code;
   const char *Name;
   const char *Text;
+  bool Sticky;
 };
 
-// The runtime's own wording of each error it can return.
 constexpr ErrorInfo Errors[] = {
-    {cudaSuccess, "cudaSuccess", "no error"},
-    {cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
-    {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
-    {cudaErrorInitializationError, "cudaErrorInitializationError",
-     "initialization of the runtime failed"},
-    {cudaErrorCudartUnloading, "cudaErrorCudartUnloading", "the runtime is shutting down"},
-    {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration",
-     "invalid launch configuration"},
-    {cudaErrorInvalidPitchValue, "cudaErrorInvalidPitchValue", "invalid pitch"},
-    {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
-    {cudaErrorInvalidHostPointer, "cudaErrorInvalidHostPointer", "invalid host pointer"},
-    {cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
-    {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection", "invalid copy direction"},
-    {cudaErrorNotYetImplemented, "cudaErrorNotYetImplemented", "not implemented yet"},
-    {cudaErrorInsufficientDriver, "cudaErrorInsufficientDriver", "the driver is too old"},
-    {cudaErrorMissingConfiguration, "cudaErrorMissingConfiguration",
-     "no launch configuration was pushed"},
-    {cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction", "invalid device function"},
-    {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is available"},
-    {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
-    {cudaErrorStartupFailure, "cudaErrorStartupFailure", "runtime start-up failed"},
-    {cudaErrorInvalidKernelImage, "cudaErrorInvalidKernelImage", "invalid device kernel image"},
-    {cudaErrorDeviceUninitialized, "cudaErrorDeviceUninitialized", "invalid device context"},
-    {cudaErrorNoKernelImageForDevice, "cudaErrorNoKernelImageForDevice",
-     "no kernel image is available for execution on the device"},
-    {cudaErrorInvalidPtx, "cudaErrorInvalidPtx", "PTX translation failed"},
-    {cudaErrorInvalidSource, "cudaErrorInvalidSource", "device kernel image is invalid"},
-    {cudaErrorFileNotFound, "cudaErrorFileNotFound", "file not found"},
-    {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
-    {cudaErrorIllegalState, "cudaErrorIllegalState",
-     "the operation cannot be performed in the present state"},
-    {cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found"},
-    {cudaErrorNotReady, "cudaErrorNotReady", "device work not completed yet"},
-    {cudaErrorStreamCaptureUnsupported, "cudaErrorStreamCaptureUnsupported",
-     "operation not permitted when stream is capturing"},
-    {cudaErrorStreamCaptureInvalidated, "cudaErrorStreamCaptureInvalidated",
-     "operation failed due to a previous error during capture"},
-    {cudaErrorStreamCaptureMerge, "cudaErrorStreamCaptureMerge",
-     "operation would result in a merge of separate capture sequences"},
-    {cudaErrorStreamCaptureUnmatched, "cudaErrorStreamCaptureUnmatched",
-     "capture was not ended in the same stream as it began"},
-    {cudaErrorStreamCaptureUnjoined, "cudaErrorStreamCaptureUnjoined",
-     "capturing stream has unjoined work"},
-    {cudaErrorStreamCaptureIsolation, "cudaErrorStreamCaptureIsolation",
-     "dependency created on uncaptured work in another stream"},
-    {cudaErrorStreamCaptureImplicit, "cudaErrorStreamCaptureImplicit",
-     "operation would make the legacy stream depend on a capturing blocking stream"},
-    {cudaErrorCapturedEvent, "cudaErrorCapturedEvent",
-     "operation not permitted on an event last recorded in a capturing stream"},
-    {cudaErrorStreamCaptureWrongThread, "cudaErrorStreamCaptureWrongThread",
-     "attempt to terminate a thread-local capture sequence from another thread"},
-    {cudaErrorGraphExecUpdateFailure, "cudaErrorGraphExecUpdateFailure",
-     "the graph update was not performed because it included changes which violated "
-     "constraints specific to instantiated graph update"},
-    {cudaErrorInvalidClusterSize, "cudaErrorInvalidClusterSize", "invalid cluster size"},
-    {cudaErrorHostMemoryAlreadyRegistered, "cudaErrorHostMemoryAlreadyRegistered",
-     "part or all of the requested memory range is already mapped"},
-    {cudaErrorHostMemoryNotRegistered, "cudaErrorHostMemoryNotRegistered",
-     "pointer does not correspond to a registered memory region"},
-    {cudaErrorIllegalAddress, "cudaErrorIllegalAddress", "illegal memory access in a kernel"},
-    {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources",
-     "too many resources requested for launch"},
-    {cudaErrorLaunchTimeout, "cudaErrorLaunchTimeout", "the kernel timed out"},
-    {cudaErrorAssert, "cudaErrorAssert", "device-side assertion failed"},
-    {cudaErrorHardwareStackError, "cudaErrorHardwareStackError", "device stack error"},
-    {cudaErrorIllegalInstruction, "cudaErrorIllegalInstruction", "illegal instruction"},
-    {cudaErrorMisalignedAddress, "cudaErrorMisalignedAddress", "misaligned address"},
-    {cudaErrorInvalidAddressSpace, "cudaErrorInvalidAddressSpace", "invalid address space"},
-    {cudaErrorInvalidPc, "cudaErrorInvalidPc", "invalid program counter"},
-    {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "the kernel failed"},
-    {cudaErrorCooperativeLaunchTooLarge, "cudaErrorCooperativeLaunchTooLarge",
-     "too many blocks for a cooperative launch"},
-    {cudaErrorNotPermitted, "cudaErrorNotPermitted", "operation not permitted"},
-    {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
-    {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
+#define PTX2AMD_CUDA_ERROR(Value, RuntimeName, DriverName, Sticky, Text)                           \
+  {RuntimeName, #RuntimeName, Text, Sticky},
+#define PTX2AMD_RUNTIME_ERROR(Value, RuntimeName, DriverName, Text)                                \
+  {RuntimeName, #RuntimeName, Text, false},
+#include "Errors.def"
 };
 
 const ErrorInfo *find(cudaError_t E) {
@@ -108,20 +38,8 @@ const char *genericText(cudaError_t E) {
 
 /// Errors after which CUDA's context is unusable: every later call returns them.
 bool isSticky(cudaError_t E) {
-  switch (E) {
-  case cudaErrorIllegalAddress:
-  case cudaErrorLaunchTimeout:
-  case cudaErrorAssert:
-  case cudaErrorHardwareStackError:
-  case cudaErrorIllegalInstruction:
-  case cudaErrorMisalignedAddress:
-  case cudaErrorInvalidAddressSpace:
-  case cudaErrorInvalidPc:
-  case cudaErrorLaunchFailure:
-    return true;
-  default:
-    return false;
-  }
+  const ErrorInfo *I = find(E);
+  return I && I->Sticky;
 }
 
 thread_local cudaError_t LastError = cudaSuccess;
