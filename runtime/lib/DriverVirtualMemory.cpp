@@ -183,41 +183,45 @@ bool mappingAttributes(const void *P, int &HandleTypes, int &Access) {
   return true;
 }
 
+/// An entry point of virtual memory management: \p Body runs with the context and granule of a
+/// device that has it.
+template <typename BodyT> CUresult vmmEntry(BodyT &&Body) {
+  return inContext([&] {
+    Context *C = nullptr;
+    size_t Granule = 0;
+    if (cudaError_t E = vmmDevice(C, Granule))
+      return E;
+    return Body(*C, Granule);
+  });
+}
+
 } // namespace ptx2amd::runtime
 
 extern "C" {
 
 CUresult cuMemGetAllocationGranularity(size_t *Granularity, const CUmemAllocationProp *Prop,
                                        int Option) {
-  return inContext([&] {
-    Context *C = nullptr;
-    size_t Granule = 0;
-    if (cudaError_t E = vmmDevice(C, Granule))
-      return E;
+  return vmmEntry([&](Context &C, size_t Granule) {
     if (!Granularity || (Option != 0 && Option != 1))
       return fail(cudaErrorInvalidValue);
-    if (cudaError_t E = checkProp(Prop, C->Dev.properties()))
+    if (cudaError_t E = checkProp(Prop, C.Dev.properties()))
       return E;
     // 0: CU_MEM_ALLOC_GRANULARITY_MINIMUM, 1: ..._RECOMMENDED.
-    *Granularity = Option ? C->Dev.properties().VirtualMemoryRecommendedGranule : Granule;
+    *Granularity = Option ? C.Dev.properties().VirtualMemoryRecommendedGranule : Granule;
     return cudaSuccess;
   });
 }
 
 CUresult cuMemCreate(CUmemGenericAllocationHandle *Handle, size_t Bytes,
                      const CUmemAllocationProp *Prop, unsigned long long Flags) {
-  return inContext([&] {
-    Context *C = nullptr;
-    size_t Granule = 0;
-    if (cudaError_t E = vmmDevice(C, Granule))
-      return E;
+  return vmmEntry([&](Context &C, size_t Granule) {
     if (!Handle || Flags)
       return fail(cudaErrorInvalidValue);
-    if (cudaError_t E = checkProp(Prop, C->Dev.properties()))
+    if (cudaError_t E = checkProp(Prop, C.Dev.properties()))
       return E;
     if (!Bytes || Bytes % Granule)
       return misaligned("size", Bytes, Granule);
-    auto M = C->Dev.createPhysical(Bytes);
+    auto M = C.Dev.createPhysical(Bytes);
     if (!M)
       return fail(cudaErrorMemoryAllocation, M.takeError());
     auto R = std::make_unique<PhysicalRecord>();
@@ -227,8 +231,8 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *Handle, size_t Bytes,
     VmmState &V = vmm();
     std::lock_guard<std::mutex> Lock(V.Mutex);
     {
-      std::lock_guard<std::mutex> CLock(C->Mutex);
-      C->DeviceBytes += Bytes;
+      std::lock_guard<std::mutex> CLock(C.Mutex);
+      C.DeviceBytes += Bytes;
     }
     *Handle = handleOf(R.get());
     V.Handles.emplace(*Handle, std::move(R));
@@ -238,36 +242,28 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *Handle, size_t Bytes,
 
 // The memory goes when its last mapping does.
 CUresult cuMemRelease(CUmemGenericAllocationHandle Handle) {
-  return inContext([&] {
-    Context *C = nullptr;
-    size_t Granule = 0;
-    if (cudaError_t E = vmmDevice(C, Granule))
-      return E;
+  return vmmEntry([&](Context &C, size_t) {
     VmmState &V = vmm();
     std::lock_guard<std::mutex> Lock(V.Mutex);
     PhysicalRecord *R = findHandle(V, Handle);
     if (!R)
       return noHandle(Handle);
     --R->HandleRefs;
-    forgetIfUnused(V, *C, R);
+    forgetIfUnused(V, C, R);
     return cudaSuccess;
   });
 }
 
 CUresult cuMemAddressReserve(CUdeviceptr *Ptr, size_t Bytes, size_t Alignment, CUdeviceptr Addr,
                              unsigned long long Flags) {
-  return inContext([&] {
-    Context *C = nullptr;
-    size_t Granule = 0;
-    if (cudaError_t E = vmmDevice(C, Granule))
-      return E;
+  return vmmEntry([&](Context &C, size_t Granule) {
     if (!Ptr || Flags || (Alignment & (Alignment - 1)))
       return fail(cudaErrorInvalidValue);
     if (!Bytes || Bytes % Granule)
       return misaligned("size", Bytes, Granule);
     if (Addr % Granule)
       return misaligned("address", Addr, Granule);
-    auto P = C->Dev.reserveAddressRange(Bytes, Alignment, pointer(Addr));
+    auto P = C.Dev.reserveAddressRange(Bytes, Alignment, pointer(Addr));
     if (!P)
       return fail(cudaErrorMemoryAllocation, P.takeError());
     VmmState &V = vmm();
@@ -280,11 +276,7 @@ CUresult cuMemAddressReserve(CUdeviceptr *Ptr, size_t Bytes, size_t Alignment, C
 
 // What is still mapped in the range is unmapped first.
 CUresult cuMemAddressFree(CUdeviceptr Ptr, size_t Bytes) {
-  return inContext([&] {
-    Context *C = nullptr;
-    size_t Granule = 0;
-    if (cudaError_t E = vmmDevice(C, Granule))
-      return E;
+  return vmmEntry([&](Context &C, size_t) {
     VmmState &V = vmm();
     std::lock_guard<std::mutex> Lock(V.Mutex);
     auto It = V.Reservations.find(uintptr_t(Ptr));
@@ -295,16 +287,16 @@ CUresult cuMemAddressFree(CUdeviceptr Ptr, size_t Bytes) {
                       .str());
     auto First = V.Mappings.lower_bound(uintptr_t(Ptr));
     if (First != V.Mappings.end() && First->first < uintptr_t(Ptr) + Bytes) {
-      if (cudaError_t E = synchronizeAll(*C))
+      if (cudaError_t E = synchronizeAll(C))
         return E;
       while (First != V.Mappings.end() && First->first < uintptr_t(Ptr) + Bytes) {
         auto Next = std::next(First);
-        if (cudaError_t E = unmapOne(V, *C, First))
+        if (cudaError_t E = unmapOne(V, C, First))
           return E;
         First = Next;
       }
     }
-    if (Error E = C->Dev.freeAddressRange(pointer(Ptr), Bytes))
+    if (Error E = C.Dev.freeAddressRange(pointer(Ptr), Bytes))
       return fail(cudaErrorUnknown, std::move(E));
     V.Reservations.erase(It);
     return cudaSuccess;
@@ -313,11 +305,7 @@ CUresult cuMemAddressFree(CUdeviceptr Ptr, size_t Bytes) {
 
 CUresult cuMemMap(CUdeviceptr Ptr, size_t Bytes, size_t Offset, CUmemGenericAllocationHandle Handle,
                   unsigned long long Flags) {
-  return inContext([&] {
-    Context *C = nullptr;
-    size_t Granule = 0;
-    if (cudaError_t E = vmmDevice(C, Granule))
-      return E;
+  return vmmEntry([&](Context &C, size_t Granule) {
     if (Flags)
       return fail(cudaErrorInvalidValue, formatv("cuMemMap flags {0:x}", Flags).str());
     if (Ptr % Granule)
@@ -350,27 +338,23 @@ CUresult cuMemMap(CUdeviceptr Ptr, size_t Bytes, size_t Offset, CUmemGenericAllo
     if (Overlaps)
       return fail(cudaErrorInvalidValue,
                   formatv("{0:x} bytes at {1:x} are already mapped in part", Bytes, Begin).str());
-    if (Error E = C->Dev.map(pointer(Ptr), Bytes, *R->Memory, Offset))
+    if (Error E = C.Dev.map(pointer(Ptr), Bytes, *R->Memory, Offset))
       return fail(cudaErrorInvalidValue, std::move(E));
     V.Mappings[Begin] = {Bytes, R, 0};
     ++R->Mappings;
-    std::lock_guard<std::mutex> CLock(C->Mutex);
+    std::lock_guard<std::mutex> CLock(C.Mutex);
     Allocation A;
     A.Bytes = Bytes;
     A.Kind = loader::MemoryKind::Device;
     A.Mapped = true;
-    C->Allocations[Begin] = A;
+    C.Allocations[Begin] = A;
     return cudaSuccess;
   });
 }
 
 // The range covers whole mappings: a part of one is not unmapped.
 CUresult cuMemUnmap(CUdeviceptr Ptr, size_t Bytes) {
-  return inContext([&] {
-    Context *C = nullptr;
-    size_t Granule = 0;
-    if (cudaError_t E = vmmDevice(C, Granule))
-      return E;
+  return vmmEntry([&](Context &C, size_t) {
     VmmState &V = vmm();
     std::lock_guard<std::mutex> Lock(V.Mutex);
     const uintptr_t Begin = uintptr_t(Ptr), End = Begin + Bytes;
@@ -386,11 +370,11 @@ CUresult cuMemUnmap(CUdeviceptr Ptr, size_t Bytes) {
       ++Last;
     }
     // Kernels and copies may still use it.
-    if (cudaError_t E = synchronizeAll(*C))
+    if (cudaError_t E = synchronizeAll(C))
       return E;
     while (First != Last) {
       auto Next = std::next(First);
-      if (cudaError_t E = unmapOne(V, *C, First))
+      if (cudaError_t E = unmapOne(V, C, First))
         return E;
       First = Next;
     }
@@ -399,11 +383,7 @@ CUresult cuMemUnmap(CUdeviceptr Ptr, size_t Bytes) {
 }
 
 CUresult cuMemSetAccess(CUdeviceptr Ptr, size_t Bytes, const CUmemAccessDesc *Desc, size_t Count) {
-  return inContext([&] {
-    Context *C = nullptr;
-    size_t Granule = 0;
-    if (cudaError_t E = vmmDevice(C, Granule))
-      return E;
+  return vmmEntry([&](Context &C, size_t Granule) {
     if (!Desc || !Count)
       return fail(cudaErrorInvalidValue);
     int Flags = 0;
@@ -437,8 +417,8 @@ CUresult cuMemSetAccess(CUdeviceptr Ptr, size_t Bytes, const CUmemAccessDesc *De
     for (auto It : Covered) {
       const uintptr_t From = std::max(Begin, It->first);
       const uintptr_t To = std::min(End, It->first + It->second.Bytes);
-      if (Error E = C->Dev.setAccess(reinterpret_cast<void *>(From), To - From, Flags != 0,
-                                     Flags == AccessReadWrite))
+      if (Error E = C.Dev.setAccess(reinterpret_cast<void *>(From), To - From, Flags != 0,
+                                    Flags == AccessReadWrite))
         return fail(cudaErrorInvalidValue, std::move(E));
       It->second.Access = Flags;
     }
@@ -447,11 +427,7 @@ CUresult cuMemSetAccess(CUdeviceptr Ptr, size_t Bytes, const CUmemAccessDesc *De
 }
 
 CUresult cuMemGetAccess(unsigned long long *Flags, const CUmemLocation *Location, CUdeviceptr Ptr) {
-  return inContext([&] {
-    Context *C = nullptr;
-    size_t Granule = 0;
-    if (cudaError_t E = vmmDevice(C, Granule))
-      return E;
+  return vmmEntry([&](Context &C, size_t) {
     if (!Flags || !Location || Location->type != CuMemLocationTypeDevice)
       return fail(cudaErrorInvalidValue);
     if (cudaError_t E = checkDevice(Location->id))
@@ -467,11 +443,7 @@ CUresult cuMemGetAccess(unsigned long long *Flags, const CUmemLocation *Location
 }
 
 CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *Handle, void *Addr) {
-  return inContext([&] {
-    Context *C = nullptr;
-    size_t Granule = 0;
-    if (cudaError_t E = vmmDevice(C, Granule))
-      return E;
+  return vmmEntry([&](Context &C, size_t) {
     if (!Handle)
       return fail(cudaErrorInvalidValue);
     VmmState &V = vmm();
@@ -487,11 +459,7 @@ CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *Handle, void 
 
 CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *Prop,
                                                 CUmemGenericAllocationHandle Handle) {
-  return inContext([&] {
-    Context *C = nullptr;
-    size_t Granule = 0;
-    if (cudaError_t E = vmmDevice(C, Granule))
-      return E;
+  return vmmEntry([&](Context &C, size_t) {
     if (!Prop)
       return fail(cudaErrorInvalidValue);
     VmmState &V = vmm();
@@ -510,11 +478,7 @@ CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *Prop,
 // A POSIX file descriptor, new at each export and the caller's to close.
 CUresult cuMemExportToShareableHandle(void *Shareable, CUmemGenericAllocationHandle Handle,
                                       int Type, unsigned long long Flags) {
-  return inContext([&] {
-    Context *C = nullptr;
-    size_t Granule = 0;
-    if (cudaError_t E = vmmDevice(C, Granule))
-      return E;
+  return vmmEntry([&](Context &C, size_t) {
     if (!Shareable || Flags)
       return fail(cudaErrorInvalidValue);
     if (Type != CuMemHandleTypePosixFileDescriptor)
@@ -528,7 +492,7 @@ CUresult cuMemExportToShareableHandle(void *Shareable, CUmemGenericAllocationHan
     if (!(R->HandleTypes & Type))
       return fail(cudaErrorInvalidValue,
                   "the allocation was not created exportable as a file descriptor");
-    auto Fd = C->Dev.exportPhysical(*R->Memory);
+    auto Fd = C.Dev.exportPhysical(*R->Memory);
     if (!Fd)
       return fail(cudaErrorUnknown, Fd.takeError());
     *static_cast<int *>(Shareable) = *Fd;
@@ -539,11 +503,7 @@ CUresult cuMemExportToShareableHandle(void *Shareable, CUmemGenericAllocationHan
 // The descriptor comes in the pointer's bits, as CUDA passes it; it stays the caller's.
 CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *Handle, void *OsHandle,
                                         int Type) {
-  return inContext([&] {
-    Context *C = nullptr;
-    size_t Granule = 0;
-    if (cudaError_t E = vmmDevice(C, Granule))
-      return E;
+  return vmmEntry([&](Context &C, size_t) {
     if (!Handle)
       return fail(cudaErrorInvalidValue);
     if (Type != CuMemHandleTypePosixFileDescriptor)
@@ -552,7 +512,7 @@ CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *Handle, vo
     const intptr_t Fd = reinterpret_cast<intptr_t>(OsHandle);
     if (Fd < 0 || Fd > INT32_MAX)
       return fail(cudaErrorInvalidValue, formatv("file descriptor {0}", Fd).str());
-    auto M = C->Dev.importPhysical(int(Fd));
+    auto M = C.Dev.importPhysical(int(Fd));
     if (!M)
       return fail(cudaErrorInvalidValue, M.takeError());
     auto R = std::make_unique<PhysicalRecord>();
