@@ -164,14 +164,17 @@ Expected<LinkedPtx> linkRdcUnit(const fatbin::Fatbin &F, ArrayRef<const fatbin::
     auto Text = F.ptx(*E);
     if (!Text)
       return Text.takeError();
+    // CUDA's device runtime is the device library's here.
+    if (isNvidiaDeviceRuntime(Text->text()))
+      continue;
     Texts.push_back(std::move(*Text));
     Inputs.push_back({F.describe(*E), Texts.back().text()});
   }
   auto Linked = ir::linkModules(Inputs);
   if (!Linked)
-    return makeError("'" + Name + "' is relocatable device code (-rdc) of " + Twine(Units.size()) +
+    return makeError("'" + Name + "' is relocatable device code (-rdc) of " + Twine(Inputs.size()) +
                      " PTX modules, which do not link:\n" + toString(Linked.takeError()));
-  return LinkedPtx{(Name + ": -rdc link of " + Twine(Units.size()) + " modules").str(),
+  return LinkedPtx{(Name + ": -rdc link of " + Twine(Inputs.size()) + " modules").str(),
                    std::move(*Linked)};
 }
 
@@ -363,11 +366,6 @@ Error ModuleLoader::loadModule(LazyModule &M) {
   return Error::success();
 }
 
-LazyModule::LazyModule(ModuleLoader &L, std::string N, std::string P)
-    : Loader(L), Name(std::move(N)), Ptx(std::move(P)) {}
-
-LazyModule::~LazyModule() = default;
-
 uint64_t ModuleLoader::heapBytes() const {
   std::lock_guard<std::mutex> Lock(HeapMutex);
   return HeapBytes;
@@ -412,6 +410,8 @@ Error LazyModule::load() {
     if (Error E = Loader.loadModule(*this))
       Failure = toString(std::move(E));
     else if (Error E = Loader.attachHeap(*DeviceModule))
+      Failure = toString(std::move(E));
+    else if (Error E = attachDeviceLaunches())
       Failure = toString(std::move(E));
   }
   if (Failure.empty())
