@@ -159,17 +159,18 @@ Expected<LoaderOptions> LoaderOptions::fromEnvironment() {
 Expected<LinkedPtx> linkRdcUnit(const fatbin::Fatbin &F, ArrayRef<const fatbin::Entry *> Units,
                                 StringRef Name) {
   std::vector<fatbin::Payload> Texts;
-  std::vector<ir::LinkInput> Inputs;
+  std::vector<ir::LinkInput> Inputs, DeviceRuntime;
   for (const fatbin::Entry *E : Units) {
     auto Text = F.ptx(*E);
     if (!Text)
       return Text.takeError();
-    // CUDA's device runtime is the device library's here.
-    if (isNvidiaDeviceRuntime(Text->text()))
-      continue;
     Texts.push_back(std::move(*Text));
-    Inputs.push_back({F.describe(*E), Texts.back().text()});
+    // CUDA's device runtime is the device library's here, unless it is all there is.
+    (isNvidiaDeviceRuntime(Texts.back().text()) ? DeviceRuntime : Inputs)
+        .push_back({F.describe(*E), Texts.back().text()});
   }
+  if (Inputs.empty())
+    Inputs = std::move(DeviceRuntime);
   auto Linked = ir::linkModules(Inputs);
   if (!Linked)
     return makeError("'" + Name + "' is relocatable device code (-rdc) of " + Twine(Inputs.size()) +

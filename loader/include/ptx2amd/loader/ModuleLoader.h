@@ -146,7 +146,7 @@ bool isNvidiaDeviceRuntime(llvm::StringRef Ptx);
 
 /// Links \p Units, the PTX entries of one -rdc registration unit of \p F (a ModuleSelection with
 /// NeedsLinking), into one module (ir::linkModules); \p Name names the binary. NVIDIA's device
-/// runtime among them (isNvidiaDeviceRuntime) is left out.
+/// runtime among them (isNvidiaDeviceRuntime) is left out, unless it is all there is.
 llvm::Expected<LinkedPtx> linkRdcUnit(const fatbin::Fatbin &F,
                                       llvm::ArrayRef<const fatbin::Entry *> Units,
                                       llvm::StringRef Name);
