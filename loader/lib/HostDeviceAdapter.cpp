@@ -17,9 +17,11 @@
 #include "ptx2amd/loader/ModuleLoader.h"
 
 #include "ptx2amd/amdgpu-backend/DeviceHeap.h"
+#include "ptx2amd/amdgpu-backend/DeviceLaunches.h"
 #include "ptx2amd/amdgpu-backend/DeviceOutput.h"
 #include "ptx2amd/amdgpu-backend/KernelFault.h"
 #include "ptx2amd/host-backend/HostDevice.h"
+#include "ptx2amd/lowering/Lowering.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -92,12 +94,16 @@ Expected<const Kernel &> HostModule::kernel(StringRef KernelName) {
 }
 
 Expected<GlobalSymbol> HostModule::global(StringRef VarName) {
-  // The device library's variables (the heap's address) are not the program's: found by name.
-  if (VarName == amdgpu::HeapSymbol) {
+  // The device library's variables (the heap's and the launch queue's addresses) and lowering's
+  // kernel handles are not the program's: found by name.
+  if (VarName.starts_with(lowering::KernelHandlePrefix) || VarName == amdgpu::HeapSymbol ||
+      VarName == amdgpu::LaunchQueueSymbol) {
     auto Address = Loaded->global(VarName);
     if (!Address)
       return Address.takeError();
-    return GlobalSymbol{*Address, sizeof(void *)};
+    return GlobalSymbol{*Address, VarName.starts_with(lowering::KernelHandlePrefix)
+                                      ? uint64_t(lowering::KernelHandleBytes)
+                                      : sizeof(void *)};
   }
   const std::vector<host::GlobalInfo> &Globals = Loaded->globals();
   auto G = llvm::find_if(Globals, [&](const host::GlobalInfo &G) { return G.Name == VarName; });

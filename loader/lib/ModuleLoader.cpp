@@ -159,19 +159,23 @@ Expected<LoaderOptions> LoaderOptions::fromEnvironment() {
 Expected<LinkedPtx> linkRdcUnit(const fatbin::Fatbin &F, ArrayRef<const fatbin::Entry *> Units,
                                 StringRef Name) {
   std::vector<fatbin::Payload> Texts;
-  std::vector<ir::LinkInput> Inputs;
+  std::vector<ir::LinkInput> Inputs, DeviceRuntime;
   for (const fatbin::Entry *E : Units) {
     auto Text = F.ptx(*E);
     if (!Text)
       return Text.takeError();
     Texts.push_back(std::move(*Text));
-    Inputs.push_back({F.describe(*E), Texts.back().text()});
+    // CUDA's device runtime is the device library's here, unless it is all there is.
+    (isNvidiaDeviceRuntime(Texts.back().text()) ? DeviceRuntime : Inputs)
+        .push_back({F.describe(*E), Texts.back().text()});
   }
+  if (Inputs.empty())
+    Inputs = std::move(DeviceRuntime);
   auto Linked = ir::linkModules(Inputs);
   if (!Linked)
-    return makeError("'" + Name + "' is relocatable device code (-rdc) of " + Twine(Units.size()) +
+    return makeError("'" + Name + "' is relocatable device code (-rdc) of " + Twine(Inputs.size()) +
                      " PTX modules, which do not link:\n" + toString(Linked.takeError()));
-  return LinkedPtx{(Name + ": -rdc link of " + Twine(Units.size()) + " modules").str(),
+  return LinkedPtx{(Name + ": -rdc link of " + Twine(Inputs.size()) + " modules").str(),
                    std::move(*Linked)};
 }
 
@@ -363,11 +367,6 @@ Error ModuleLoader::loadModule(LazyModule &M) {
   return Error::success();
 }
 
-LazyModule::LazyModule(ModuleLoader &L, std::string N, std::string P)
-    : Loader(L), Name(std::move(N)), Ptx(std::move(P)) {}
-
-LazyModule::~LazyModule() = default;
-
 uint64_t ModuleLoader::heapBytes() const {
   std::lock_guard<std::mutex> Lock(HeapMutex);
   return HeapBytes;
@@ -412,6 +411,8 @@ Error LazyModule::load() {
     if (Error E = Loader.loadModule(*this))
       Failure = toString(std::move(E));
     else if (Error E = Loader.attachHeap(*DeviceModule))
+      Failure = toString(std::move(E));
+    else if (Error E = attachDeviceLaunches())
       Failure = toString(std::move(E));
   }
   if (Failure.empty())

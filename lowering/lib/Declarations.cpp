@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 using namespace llvm;
 
 namespace ptx2amd::lowering {
@@ -239,7 +241,9 @@ void declareGlobals(ModuleState &S) {
       if (It != S.PTX.Symbols.end() && It->second.K == ir::SymbolRef::Global)
         Target = S.Globals[It->second.Index];
       else if (It != S.PTX.Symbols.end() && It->second.K == ir::SymbolRef::Function)
-        Target = S.Functions[It->second.Index];
+        Target = S.PTX.Functions[It->second.Index]->IsKernel
+                     ? static_cast<Constant *>(kernelHandle(S, It->second.Index))
+                     : S.Functions[It->second.Index];
       if (!Target) {
         Problem = fmt::format("the initializer names '{}', which cannot be used", Sym.Name);
         break;
@@ -287,6 +291,93 @@ llvm::FunctionType *deviceFunctionType(LLVMContext &C, const std::vector<ir::Var
   return FunctionType::get(Ret, PTs, false);
 }
 
+namespace {
+/// CUDA's device runtime (what libcudadevrt gives CUDA dynamic parallelism), served by the device
+/// library: each function as nvcc 13 calls it (`__cudaCDP2<Name>`) and as CDP1 code does
+/// (`cuda<Name>`). The signature is the return type, '=', the parameters: 'i' i32, 'l' i64,
+/// 'd' a dim3 (`.param .align 4 .b8 [12]`). Device-side cudaDeviceSynchronize is not here: CUDA 12
+/// removed it, and a kernel that calls it does not load.
+struct DeviceRuntimeFunction {
+  const char *Name, *Ours, *Signature;
+};
+constexpr DeviceRuntimeFunction DeviceRuntime[] = {
+    {"GetLastError", "get_last_error", "i="},
+    {"PeekAtLastError", "peek_at_last_error", "i="},
+    {"GetErrorString", "get_error_string", "l=i"},
+    {"GetErrorName", "get_error_name", "l=i"},
+    {"GetDeviceCount", "get_device_count", "i=l"},
+    {"GetDevice", "get_device", "i=l"},
+    {"DeviceGetAttribute", "device_get_attribute", "i=lii"},
+    {"DeviceGetLimit", "device_get_limit", "i=li"},
+    {"DeviceGetCacheConfig", "device_get_cache_config", "i=l"},
+    {"DeviceGetSharedMemConfig", "device_get_shared_mem_config", "i=l"},
+    {"RuntimeGetVersion", "runtime_get_version", "i=l"},
+    {"StreamCreateWithFlags", "stream_create", "i=li"},
+    {"StreamDestroy", "stream_destroy", "i=l"},
+    {"StreamWaitEvent", "stream_wait_event", "i=lli"},
+    {"StreamWaitEvent_ptsz", "stream_wait_event", "i=lli"},
+    {"EventCreateWithFlags", "event_create", "i=li"},
+    {"EventRecord", "event_record", "i=ll"},
+    {"EventRecord_ptsz", "event_record", "i=ll"},
+    {"EventDestroy", "event_destroy", "i=l"},
+    {"Malloc", "malloc", "i=ll"},
+    {"Free", "free", "i=l"},
+    {"GetParameterBuffer", "parameter_buffer", "l=ll"},
+    {"GetParameterBufferV2", "parameter_buffer_v2", "l=lddi"},
+    {"LaunchDevice", "launch_device", "i=llddil"},
+    {"LaunchDevice_ptsz", "launch_device", "i=llddil"},
+    {"LaunchDeviceV2", "launch_device_v2", "i=ll"},
+    {"LaunchDeviceV2_ptsz", "launch_device_v2", "i=ll"},
+    {"MemcpyAsync", "memcpy_async", "i=lllil"},
+    {"MemcpyAsync_ptsz", "memcpy_async", "i=lllil"},
+    {"MemsetAsync", "memset_async", "i=lill"},
+    {"MemsetAsync_ptsz", "memset_async", "i=lill"},
+};
+
+FunctionType *signatureType(LLVMContext &C, StringRef Signature) {
+  auto TypeOf = [&](char Code) -> llvm::Type * {
+    switch (Code) {
+    case 'i':
+      return Type::getInt32Ty(C);
+    case 'l':
+      return Type::getInt64Ty(C);
+    default:
+      return ArrayType::get(Type::getInt8Ty(C), 12);
+    }
+  };
+  SmallVector<llvm::Type *, 8> Params;
+  for (char Code : Signature.drop_front(2))
+    Params.push_back(TypeOf(Code));
+  return FunctionType::get(TypeOf(Signature[0]), Params, false);
+}
+
+/// The device library's function for \p Name of type \p FT when it is CUDA's device runtime.
+std::optional<std::string> deviceRuntimeName(StringRef Name, FunctionType *FT) {
+  StringRef Base;
+  if (!Name.consume_front("__cudaCDP2") && !Name.consume_front("cuda"))
+    return std::nullopt;
+  Base = Name;
+  for (const DeviceRuntimeFunction &R : DeviceRuntime)
+    if (Base == R.Name && FT == signatureType(FT->getContext(), R.Signature))
+      return std::string("__ptx2amd_cdp_") + R.Ours;
+  return std::nullopt;
+}
+} // namespace
+
+GlobalVariable *kernelHandle(ModuleState &S, size_t FunctionIndex) {
+  std::string Name = KernelHandlePrefix + S.PTX.Functions[FunctionIndex]->Name;
+  if (GlobalVariable *G = S.M.getNamedGlobal(Name))
+    return G;
+  auto *Ty = ArrayType::get(Type::getInt8Ty(S.Ctx), KernelHandleBytes);
+  auto *G = new GlobalVariable(S.M, Ty, /*isConstant=*/false, GlobalValue::ExternalLinkage,
+                               ConstantAggregateZero::get(Ty), Name, nullptr,
+                               GlobalValue::NotThreadLocal, ASGlobal);
+  G->setAlignment(Align(8));
+  // Found by name by the loader, which fills it.
+  G->setVisibility(GlobalValue::ProtectedVisibility);
+  return G;
+}
+
 /// CUDA's device-side library functions that nvcc declares `.extern` (device printf, the assert
 /// handler, the device heap's malloc and free, graphs' cudaGraphSetConditional) are provided by the
 /// project's device library under its own names; any other function keeps its name.
@@ -309,6 +400,8 @@ static std::string deviceLibraryName(const ir::Function &F, FunctionType *FT) {
   if (F.Name == "cudaGraphSetConditional" &&
       FT == FunctionType::get(Type::getVoidTy(C), {I64, I32}, false))
     return "__ptx2amd_graph_set_conditional";
+  if (std::optional<std::string> Ours = deviceRuntimeName(F.Name, FT))
+    return *Ours;
   return F.Name;
 }
 
@@ -331,7 +424,14 @@ void declareFunctions(ModuleState &S) {
     }
     auto Link = F.IsKernel || F.Link != ir::Linkage::Internal ? GlobalValue::ExternalLinkage
                                                               : GlobalValue::InternalLinkage;
-    auto *LF = llvm::Function::Create(FT, Link, deviceLibraryName(F, FT), S.M);
+    std::string Name = deviceLibraryName(F, FT);
+    // Several CUDA names may be one function of the device library (the _ptsz forms).
+    llvm::Function *Existing = F.isDefinition() ? nullptr : S.M.getFunction(Name);
+    if (Existing && Existing->isDeclaration() && Existing->getFunctionType() == FT) {
+      S.Functions.back() = Existing;
+      continue;
+    }
+    auto *LF = llvm::Function::Create(FT, Link, Name, S.M);
     if (F.IsKernel) {
       LF->setCallingConv(CallingConv::AMDGPU_KERNEL);
       for (size_t K = 0; K < F.Params.size(); ++K) {

@@ -28,6 +28,9 @@ Value *FunctionLowerer::symbolPointer(const ir::SymbolRef &Sym) {
   case ir::SymbolRef::Param:
     return ParamPtr[Sym.Index];
   case ir::SymbolRef::Function:
+    // A kernel's address is its handle, which device-side launches name it by.
+    if (S.PTX.Functions[Sym.Index]->IsKernel)
+      return kernelHandle(S, Sym.Index);
     if (!S.Functions[Sym.Index])
       fail("reference to a function that is not lowered");
     return S.Functions[Sym.Index];

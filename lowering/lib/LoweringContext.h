@@ -40,6 +40,9 @@ void dropFunctionsWithFailedCallees(ModuleState &S);
 void initBarrierState(ModuleState &S);
 void collectExternalCallees(ModuleState &S);
 
+/// The handle variable of kernel \p FunctionIndex (KernelHandlePrefix), made on first use.
+llvm::GlobalVariable *kernelHandle(ModuleState &S, size_t FunctionIndex);
+
 /// The LLVM type a PTX register of type \p T lives in: iN (i1 for predicates).
 llvm::Type *storageType(llvm::LLVMContext &C, ir::Type T);
 /// The LLVM type an instruction of type \p T computes in (float types as LLVM floats).

@@ -6,6 +6,8 @@
 #include "Graphs.h"
 #include "Runtime.h"
 
+#include "ptx2amd/amdgpu-backend/DeviceLaunches.h"
+
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -112,9 +114,27 @@ cudaError_t setDeviceLimit(cudaLimit Limit, size_t Value) {
       return fail(cudaErrorInvalidValue, std::move(E));
     return cudaSuccess;
   }
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
   std::lock_guard<std::mutex> Lock(limits().Mutex);
   limits().Values[Limit] = Value;
+  C->Loader.setDeviceLimit(unsigned(Limit), Value);
   return cudaSuccess;
+}
+
+void publishDeviceRuntime(Context &C) {
+  std::vector<int32_t> Attributes(amdgpu::LaunchAttributeCount, 0);
+  for (unsigned A = 0; A < Attributes.size(); ++A) {
+    int V = 0;
+    if (deviceAttribute(C, cudaDeviceAttr(A), V))
+      Attributes[A] = V;
+  }
+  C.Loader.setDeviceAttributes(Attributes);
+  std::lock_guard<std::mutex> Lock(limits().Mutex);
+  for (unsigned L = 0; L < std::size(limits().Values); ++L)
+    if (L != MallocHeapLimit)
+      C.Loader.setDeviceLimit(L, limits().Values[L]);
 }
 
 /// The one device there is: ordinal 0.

@@ -185,6 +185,7 @@ Context::Context(loader::Device &D, loader::LoaderOptions Opts)
   } else if (D.properties().WaveSize == 32) {
     SingleToDoubleRatio = 16;
   }
+  publishDeviceRuntime(*this);
 }
 
 cudaError_t context(Context *&Out) {
@@ -295,6 +296,7 @@ cudaError_t resolveKernel(Context &C, KernelRecord &K, const loader::Kernel *&Ou
       Why = "kernel '" + K.Name + "': " + K.Fatbin->OpenFailure;
     } else if (auto Found = M->kernel(K.Name)) {
       K.Resolved = &*Found;
+      K.Module = M;
     } else {
       Why = toString(Found.takeError());
     }
@@ -431,7 +433,8 @@ cudaError_t launchKernel(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, si
                    .str());
   loader::LaunchOptions O;
   O.Cooperative = Cooperative;
-  if (Error E = C->Dev.launch(*DK, G, Args, Stream, O)) {
+  // The module runs what the grid launches from the device too (CUDA dynamic parallelism).
+  if (Error E = K->Module->launch(*DK, G, Args, Stream, O)) {
     cudaError_t R = failDeviceWork(std::move(E));
     // The kernel's own failure is CUDA's asynchronous error: the launch itself succeeded, and
     // the (sticky) error comes with the next call, as on a device that runs the kernel later.

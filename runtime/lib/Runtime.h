@@ -109,7 +109,8 @@ struct KernelRecord {
   const void *HostFun = nullptr;
   std::mutex Mutex;
   const loader::Kernel *Resolved = nullptr;
-  bool Reported = false;          ///< its unavailability was written to stderr
+  loader::LazyModule *Module = nullptr; ///< Resolved's, which launches it
+  bool Reported = false;                ///< its unavailability was written to stderr
   int MaxDynamicSharedBytes = -1; ///< cudaFuncAttributeMaxDynamicSharedMemorySize; -1: default
   uint64_t Launches = 0;
 };
@@ -232,6 +233,8 @@ cudaError_t checkDevice(int Device);
 /// The device's value of \p A (cudaDeviceAttr and CUdevice_attribute share their values), from
 /// the properties cudaGetDeviceProperties reports; false for one not answered.
 bool deviceAttribute(const Context &C, cudaDeviceAttr A, int &Out);
+/// Gives the loader what device code reads of the device runtime: the attributes and limits.
+void publishDeviceRuntime(Context &C);
 /// cudaDeviceGetLimit/SetLimit and cuCtxGetLimit/SetLimit (whose values are the same).
 cudaError_t deviceLimit(cudaLimit Limit, size_t *Value);
 /// cudaDeviceGetPCIBusId/cuDeviceGetPCIBusId: "domain:bus:device.function" of \p P into \p Id.

@@ -599,3 +599,14 @@ TEST_CASE("PTX2AMD_HOST_CPU names a CPU LLVM knows, with no instruction this CPU
     CHECK(Error.find(") this CPU (") != std::string::npos);
   }
 }
+
+TEST_CASE("NVIDIA's device runtime is told from other PTX by its version variable",
+          "[module-loader]") {
+  CHECK(loader::isNvidiaDeviceRuntime(".version 9.0\n.target sm_121\n.address_size 64\n"
+                                      ".visible .global .align 4 .u32 __CNPRT_VERSION_NUMBER__ "
+                                      "= 6000;\n"));
+  CHECK_FALSE(loader::isNvidiaDeviceRuntime(".version 9.0\n.target sm_75\n.address_size 64\n"
+                                            ".extern .global .align 4 .u32 "
+                                            "__CNPRT_VERSION_NUMBER__;\n"));
+  CHECK_FALSE(loader::isNvidiaDeviceRuntime(".version 9.0\n.target sm_75\n"));
+}

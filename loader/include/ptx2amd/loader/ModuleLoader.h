@@ -105,9 +105,23 @@ public:
   const std::string &name() const { return Name; }
   const std::string &ptx() const { return Ptx; }
 
+  /// Launches \p K, a kernel of this module, as Device::launch does, and then what its grid
+  /// launched from the device (CUDA dynamic parallelism: `<<<>>>`, cudaMemcpyAsync and
+  /// cudaMemsetAsync in kernels; amdgpu-backend/DeviceLaunches.h), on \p S: a grid is complete
+  /// when all it launched is. In a module that launches nothing from the device this is
+  /// Device::launch; in one that does it returns when all is done (DeviceLaunches.cpp).
+  llvm::Error launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *S,
+                     const LaunchOptions &O = {});
+
 private:
   friend class ModuleLoader;
+  struct DeviceLaunches;
   LazyModule(ModuleLoader &L, std::string Name, std::string Ptx);
+  /// Gives the module its launch queue when it has one (amdgpu::LaunchQueueSymbol) and fills its
+  /// kernel handles; with Mutex held, after the module loaded.
+  llvm::Error attachDeviceLaunches();
+  llvm::Error runGrid(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *S,
+                      const LaunchOptions &O, uint32_t Depth, uint64_t &Pending);
 
   ModuleLoader &Loader;
   std::string Name, Ptx;
@@ -116,6 +130,7 @@ private:
   std::string Failure;                      ///< the module-level failure, when Attempted
   llvm::StringMap<std::string> Unavailable; ///< kernel -> why, from the translation
   std::unique_ptr<Module> DeviceModule;
+  std::unique_ptr<DeviceLaunches> Launches; ///< null: the module launches nothing itself
 };
 
 /// One PTX module linked from the per-TU modules of relocatable device code (nvcc -rdc).
@@ -124,8 +139,14 @@ struct LinkedPtx {
   std::string Text; ///< what is translated, and what the cache key hashes
 };
 
+/// Whether \p Ptx is NVIDIA's device runtime (the PTX of libcudadevrt, which -rdc programs that
+/// launch kernels from the device link): CUDA's device runtime over syscalls of NVIDIA's driver,
+/// which the project's device library serves instead (amdgpu-backend/DeviceLaunches.h).
+bool isNvidiaDeviceRuntime(llvm::StringRef Ptx);
+
 /// Links \p Units, the PTX entries of one -rdc registration unit of \p F (a ModuleSelection with
-/// NeedsLinking), into one module (ir::linkModules); \p Name names the binary.
+/// NeedsLinking), into one module (ir::linkModules); \p Name names the binary. NVIDIA's device
+/// runtime among them (isNvidiaDeviceRuntime) is left out, unless it is all there is.
 llvm::Expected<LinkedPtx> linkRdcUnit(const fatbin::Fatbin &F,
                                       llvm::ArrayRef<const fatbin::Entry *> Units,
                                       llvm::StringRef Name);
@@ -154,6 +175,13 @@ public:
   uint64_t heapBytes() const;
   llvm::Error setHeapBytes(uint64_t Bytes);
 
+  /// What device code reads of the device runtime (CUDA dynamic parallelism): the runtime's
+  /// answers to cudaDeviceGetAttribute (by cudaDeviceAttr; amdgpu::LaunchAttributeCount of them)
+  /// and its limits (by cudaLimit; cudaLimitDevRuntimePendingLaunchCount, 4, bounds the launches
+  /// a grid's tree holds at once).
+  void setDeviceAttributes(llvm::ArrayRef<int32_t> Values);
+  void setDeviceLimit(unsigned Limit, uint64_t Value);
+
 private:
   friend class LazyModule;
   llvm::Expected<std::unique_ptr<LazyModule>> openSelected(const fatbin::Fatbin &F,
@@ -169,6 +197,9 @@ private:
   mutable std::mutex HeapMutex;
   void *Heap = nullptr;
   uint64_t HeapBytes = 8 << 20; ///< CUDA's default
+  mutable std::mutex RuntimeMutex;
+  std::vector<int32_t> Attributes;                                  ///< setDeviceAttributes
+  uint64_t Limits[8] = {1024, 1 << 20, 8 << 20, 2, 2048, 64, 0, 0}; ///< CUDA's defaults
   LoaderOptions Opts;
   std::atomic<uint64_t> Opened{0}, Loaded{0}, Translations{0}, CacheHits{0}, CacheMisses{0};
 };

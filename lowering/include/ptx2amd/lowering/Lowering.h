@@ -26,6 +26,12 @@ struct TargetDesc {
   unsigned CodeObjectVersion = 5;
 };
 
+/// A kernel's address in device code (`mov.u64 %rd, kernel;`, CUDA dynamic parallelism) is the
+/// address of a variable of KernelHandleBytes, named KernelHandlePrefix + the kernel's name,
+/// which the loader fills (amdgpu-backend/DeviceLaunches.h) so that device code can launch it.
+inline constexpr const char *KernelHandlePrefix = "__ptx2amd_kernel_handle.";
+inline constexpr unsigned KernelHandleBytes = 16;
+
 /// The outcome for one PTX function or kernel.
 struct FunctionStatus {
   std::string Name;
