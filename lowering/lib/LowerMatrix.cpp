@@ -75,16 +75,19 @@ public:
       Half = B.CreateAnd(L.laneInWave(), 32);
   }
 
-  /// \p V (32 or 64 bits) as held by lane \p Src (0..31) of this lane's warp.
-  Value *shuffle(Value *V, Value *Src) {
-    Value *WaveLane = Half ? B.CreateOr(Half, Src) : Src;
-    Value *Address = B.CreateShl(WaveLane, 2);
+  /// \p V | \p C, for bits \p C that are clear in V.
+  Value *with(Value *V, unsigned C) { return C ? B.CreateOr(V, C) : V; }
+
+  /// The ds_bpermute byte address of lane \p Src (0..31) of this lane's warp.
+  Value *laneAddress(Value *Src) { return B.CreateShl(Half ? B.CreateOr(Half, Src) : Src, 2); }
+
+  /// \p V (32 or 64 bits) as held by the lane at \p Address (laneAddress).
+  Value *shuffle(Value *V, Value *Address) {
     llvm::Type *T = V->getType();
-    unsigned Bits = T->getPrimitiveSizeInBits();
     auto Move = [&](Value *W) {
       return L.intrinsic(Intrinsic::amdgcn_ds_bpermute, {}, {Address, W});
     };
-    if (Bits == 32)
+    if (T->getPrimitiveSizeInBits() == 32)
       return L.convert(Move(L.convert(V, B.getInt32Ty())), T);
     Value *I = L.convert(V, B.getInt64Ty());
     Value *Lo = Move(B.CreateTrunc(I, B.getInt32Ty()));
@@ -120,7 +123,9 @@ public:
       break;
     }
     unsigned Bits = ir::typeBits(T);
-    Value *I = B.CreateLShr(L.convert(R, B.getInt32Ty()), E * Bits);
+    Value *I = L.convert(R, B.getInt32Ty());
+    if (E)
+      I = B.CreateLShr(I, E * Bits);
     Value *Narrow = B.CreateTrunc(I, B.getIntNTy(Bits));
     switch (T) {
     case Type::F16:
@@ -149,9 +154,9 @@ public:
       Rows[1].resize(K);
     Value *Base = B.CreateAnd(Lane, ~3u);
     for (unsigned Src = 0; Src < 4; ++Src) {
-      Value *SrcLane = B.CreateOr(Base, Src);
+      Value *Address = laneAddress(with(Base, Src));
       for (unsigned J = 0; J < Regs.size(); ++J) {
-        Value *V = shuffle(Regs[J], SrcLane);
+        Value *V = shuffle(Regs[J], Address);
         unsigned Row = M == 16 ? J & 1 : 0, Block = M == 16 ? J >> 1 : J;
         for (unsigned El = 0; El < E; ++El)
           Rows[Row][Block * 4 * E + Src * E + El] = element(V, T, El);
@@ -165,11 +170,12 @@ public:
   std::vector<Value *> gatherB(ArrayRef<Value *> Regs, Type T, unsigned Column) {
     unsigned E = perRegister(T);
     std::vector<Value *> Col(Regs.size() * 4 * E);
-    Value *Base = B.CreateShl(B.CreateOr(B.CreateShl(Thread, 1), Column), 2);
+    Value *First = B.CreateShl(Thread, 1);
+    Value *Base = B.CreateShl(with(First, Column), 2);
     for (unsigned Src = 0; Src < 4; ++Src) {
-      Value *SrcLane = B.CreateOr(Base, Src);
+      Value *Address = laneAddress(with(Base, Src));
       for (unsigned J = 0; J < Regs.size(); ++J) {
-        Value *V = shuffle(Regs[J], SrcLane);
+        Value *V = shuffle(Regs[J], Address);
         for (unsigned El = 0; El < E; ++El)
           Col[J * 4 * E + Src * E + El] = element(V, T, El);
       }
@@ -482,15 +488,16 @@ void FunctionLowerer::wmma(const ir::Instruction &I) {
     if (Store) {
       Value *R = convert(get(*Regs[J], RegT), RegTy);
       for (unsigned E = 0; E < PerReg; ++E) {
-        Value *V = B.CreateTrunc(B.CreateLShr(R, E * Bits), ElemTy);
+        Value *V = B.CreateTrunc(E ? B.CreateLShr(R, E * Bits) : R, ElemTy);
         B.CreateAlignedStore(V, ElementPointer(J, E), Align(Bits / 8));
       }
       continue;
     }
-    Value *R = ConstantInt::get(RegTy, 0);
+    Value *R = nullptr;
     for (unsigned E = 0; E < PerReg; ++E) {
-      Value *V = B.CreateAlignedLoad(ElemTy, ElementPointer(J, E), Align(Bits / 8));
-      R = B.CreateOr(R, B.CreateShl(B.CreateZExt(V, RegTy), E * Bits));
+      Value *V =
+          B.CreateZExt(B.CreateAlignedLoad(ElemTy, ElementPointer(J, E), Align(Bits / 8)), RegTy);
+      R = E ? B.CreateOr(R, B.CreateShl(V, E * Bits)) : V;
     }
     def(*Regs[J], R);
   }
@@ -512,12 +519,12 @@ void FunctionLowerer::matrixMove(const ir::Instruction &I) {
     Matrix X(*this);
     Value *A = get(I.Operands[1], Type::B32);
     Value *Shift = B.CreateShl(B.CreateAnd(X.Group, 1), 4);
-    Value *R = B.getInt32(0);
+    Value *R = nullptr;
     for (unsigned J = 0; J < 2; ++J) {
-      Value *Src = B.CreateOr(B.CreateShl(B.CreateOr(B.CreateShl(X.Thread, 1), J), 2),
-                              B.CreateLShr(X.Group, 1));
-      Value *H = B.CreateAnd(B.CreateLShr(X.shuffle(A, Src), Shift), 0xffff);
-      R = B.CreateOr(R, B.CreateShl(H, 16 * J));
+      Value *Src =
+          B.CreateOr(B.CreateShl(X.with(B.CreateShl(X.Thread, 1), J), 2), B.CreateLShr(X.Group, 1));
+      Value *H = B.CreateAnd(B.CreateLShr(X.shuffle(A, X.laneAddress(Src)), Shift), 0xffff);
+      R = J ? B.CreateOr(R, B.CreateShl(H, 16)) : H;
     }
     def(I.Operands[0], R);
     return;
@@ -539,29 +546,30 @@ void FunctionLowerer::matrixMove(const ir::Instruction &I) {
   Value *RowAddress = B.CreatePtrToInt(P, IntPtr);
   // The address of row \p Row (a lane number of the warp) plus \p Bytes.
   auto At = [&](Value *Row, Value *Bytes) {
-    Value *A = X.shuffle(RowAddress, Row);
+    Value *A = X.shuffle(RowAddress, X.laneAddress(Row));
     A = B.CreateAdd(A, B.CreateZExt(Bytes, IntPtr));
     return B.CreateIntToPtr(A, PointerType::get(S.Ctx, AS));
   };
   for (unsigned Mat = 0; Mat < Count; ++Mat) {
     if (!Trans) {
-      Value *Ptr = At(B.CreateOr(X.Group, 8 * Mat), B.CreateShl(X.Thread, 2));
+      Value *Ptr = At(X.with(X.Group, 8 * Mat), B.CreateShl(X.Thread, 2));
       if (Store)
         B.CreateAlignedStore(get(*Regs[Mat], Type::B32), Ptr, Align(4));
       else
         def(*Regs[Mat], B.CreateAlignedLoad(B.getInt32Ty(), Ptr, Align(4)));
       continue;
     }
-    Value *R = Store ? get(*Regs[Mat], Type::B32) : B.getInt32(0);
+    Value *R = Store ? get(*Regs[Mat], Type::B32) : nullptr;
     for (unsigned J = 0; J < 2; ++J) {
-      Value *Row = B.CreateOr(B.CreateOr(B.CreateShl(X.Thread, 1), J), 8 * Mat);
+      Value *Row = X.with(X.with(B.CreateShl(X.Thread, 1), J), 8 * Mat);
       Value *Ptr = At(Row, B.CreateShl(X.Group, 1));
       if (Store) {
-        Value *H = B.CreateTrunc(B.CreateLShr(R, 16 * J), B.getInt16Ty());
+        Value *H = B.CreateTrunc(J ? B.CreateLShr(R, 16) : R, B.getInt16Ty());
         B.CreateAlignedStore(H, Ptr, Align(2));
       } else {
         Value *H = B.CreateAlignedLoad(B.getInt16Ty(), Ptr, Align(2));
-        R = B.CreateOr(R, B.CreateShl(B.CreateZExt(H, B.getInt32Ty()), 16 * J));
+        H = B.CreateZExt(H, B.getInt32Ty());
+        R = J ? B.CreateOr(R, B.CreateShl(H, 16)) : H;
       }
     }
     if (!Store)
