@@ -78,6 +78,9 @@ public:
   /// \p V | \p C, for bits \p C that are clear in V.
   Value *with(Value *V, unsigned C) { return C ? B.CreateOr(V, C) : V; }
 
+  /// \p V + \p C.
+  Value *plus(Value *V, unsigned C) { return C ? B.CreateAdd(V, B.getInt32(C)) : V; }
+
   /// The ds_bpermute byte address of lane \p Src (0..31) of this lane's warp.
   Value *laneAddress(Value *Src) { return B.CreateShl(Half ? B.CreateOr(Half, Src) : Src, 2); }
 
@@ -455,23 +458,22 @@ void FunctionLowerer::wmma(const ir::Instruction &I) {
     if (Role == 'a') {
       unsigned Tiles = W->M / W->TileM, Tile = (J / W->ARegs) % Tiles, R = J % W->ARegs;
       unsigned RowOff = W->TileM == 16 ? 8 * (R & 1) : 0, Block = W->TileM == 16 ? R >> 1 : R;
-      Value *Row = B.CreateAdd(X.Group, B.getInt32(Tile * W->TileM + RowOff));
-      Value *Col =
-          B.CreateAdd(B.CreateMul(X.Thread, B.getInt32(Ep)), B.getInt32(Block * 4 * Ep + E));
+      Value *Row = X.plus(X.Group, Tile * W->TileM + RowOff);
+      Value *Col = X.plus(B.CreateMul(X.Thread, B.getInt32(Ep)), Block * 4 * Ep + E);
       return {Row, Col};
     }
     if (Role == 'b') {
       unsigned Tiles = W->N / 8, Tile = (J / W->BRegs) % Tiles, R = J % W->BRegs;
-      Value *Row = B.CreateAdd(B.CreateMul(X.Thread, B.getInt32(Ep)), B.getInt32(R * 4 * Ep + E));
-      Value *Col = B.CreateAdd(X.Group, B.getInt32(Tile * 8));
+      Value *Row = X.plus(B.CreateMul(X.Thread, B.getInt32(Ep)), R * 4 * Ep + E);
+      Value *Col = X.plus(X.Group, Tile * 8);
       return {Row, Col};
     }
     // Accumulators: element index I of the fragment, tiles row-block major.
     unsigned Index = J * PerReg + E, PerTile = W->TileM / 4, Tile = Index / PerTile;
     unsigned In = Index % PerTile, ColTiles = W->N / 8;
     unsigned RowTile = Tile / ColTiles, ColTile = Tile % ColTiles;
-    Value *Row = B.CreateAdd(X.Group, B.getInt32(RowTile * W->TileM + 8 * (In >> 1)));
-    Value *Col = B.CreateAdd(B.CreateShl(X.Thread, 1), B.getInt32(ColTile * 8 + (In & 1)));
+    Value *Row = X.plus(X.Group, RowTile * W->TileM + 8 * (In >> 1));
+    Value *Col = X.plus(B.CreateShl(X.Thread, 1), ColTile * 8 + (In & 1));
     return {Row, Col};
   };
   llvm::Type *ElemTy = B.getIntNTy(Bits);
