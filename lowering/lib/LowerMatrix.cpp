@@ -27,6 +27,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <map>
 #include <optional>
 
 using namespace llvm;
@@ -304,6 +305,97 @@ void defineAccumulators(FunctionLowerer &L, const ir::Operand &O, Type T, ArrayR
 
 } // namespace
 
+namespace {
+
+/// mma.sync.aligned.m8n8k4.alayout.blayout.dtype.f16.f16.ctype: four independent 8x8x4 products,
+/// product q on lanes 4q..4q+3 (rows or columns 0-3) and 16+4q..16+4q+3 (4-7). With h = 4 for
+/// the high lanes: row-major A holds row L % 4 + h (k = element), column-major A column L % 4 of
+/// rows h..h+3; column-major B holds column L % 4 + h, row-major B row L % 4 of columns h..h+3;
+/// f16 C/D row L % 4 + h, columns 0-7; f32 C/D element i at row (L & 1) + (i & 2) + h, column
+/// (i & 4) + (L & 2) + (i & 1).
+void quadPairMma(FunctionLowerer &L, const ir::Instruction &I) {
+  Type DT = I.Types[0], CT = I.Types[3];
+  // D and C of different types have different layouts: not supported yet.
+  if (I.Types[1] != Type::F16 || I.Types[2] != Type::F16 || DT != CT ||
+      (DT != Type::F16 && DT != Type::F32))
+    L.unsupported();
+  IRBuilder<> &B = L.B;
+  Matrix X(L);
+  auto Regs = [&](const ir::Operand &O) {
+    std::vector<Value *> R;
+    for (const ir::Operand *E : registersOf(O))
+      R.push_back(L.get(*E, Type::B32));
+    return R;
+  };
+  std::vector<Value *> A = Regs(I.Operands[1]), Bs = Regs(I.Operands[2]);
+  if (A.size() != 2 || Bs.size() != 2)
+    L.fail("'mma.m8n8k4' with f16 inputs takes 2 A and 2 B registers");
+  std::vector<Value *> C = accumulators(L, X, I.Operands[3], CT, B.getFloatTy());
+  if (C.size() != 8)
+    L.fail("'mma.m8n8k4' takes 8 accumulator elements");
+  // The first layout suffix is A's, the second B's (each .row or .col).
+  bool RowA = false, RowB = false;
+  unsigned Layouts = 0;
+  for (const ir::Modifier &M : I.Mods)
+    if (M.Id == Mod::Row || M.Id == Mod::Col)
+      (Layouts++ == 0 ? RowA : RowB) = M.Id == Mod::Row;
+  if (Layouts != 2)
+    L.unsupported();
+  Value *Quad = B.CreateAnd(X.Lane, 12), *High = B.CreateAnd(X.Lane, 16);
+  // Element \p E (0..3, a value) of the two registers \p R of lane \p Src, widened to f32.
+  auto Fetch = [&](ArrayRef<Value *> R, Value *Src, Value *E) {
+    Value *Address = X.laneAddress(Src);
+    Value *Lo = X.shuffle(R[0], Address), *Hi = X.shuffle(R[1], Address);
+    Value *W = B.CreateSelect(B.CreateICmpUGE(E, B.getInt32(2)), Hi, Lo);
+    Value *H = B.CreateLShr(W, B.CreateShl(B.CreateAnd(E, 1), 4));
+    return X.element(H, Type::F16, 0);
+  };
+  // A[r][k] and B[k][c] of this lane's product (r, c values; k a constant).
+  auto AAt = [&](Value *Row, unsigned K) {
+    Value *Half = B.CreateShl(B.CreateLShr(Row, 2), 4);
+    if (RowA)
+      return Fetch(A, B.CreateOr(B.CreateOr(Quad, B.CreateAnd(Row, 3)), Half), B.getInt32(K));
+    return Fetch(A, B.CreateOr(B.CreateOr(Quad, B.getInt32(K)), Half), B.CreateAnd(Row, 3));
+  };
+  auto BAt = [&](unsigned K, Value *Col) {
+    Value *Half = B.CreateShl(B.CreateLShr(Col, 2), 4);
+    if (!RowB)
+      return Fetch(Bs, B.CreateOr(B.CreateOr(Quad, B.CreateAnd(Col, 3)), Half), B.getInt32(K));
+    return Fetch(Bs, B.CreateOr(B.CreateOr(Quad, B.getInt32(K)), Half), B.CreateAnd(Col, 3));
+  };
+  Value *H4 = B.CreateLShr(High, 2); // 4 for the high lanes
+  std::map<unsigned, std::array<Value *, 4>> ARows, BCols;
+  std::vector<Value *> D(8);
+  for (unsigned E = 0; E < 8; ++E) {
+    // The element's row and column: a lane part and a constant part (the cache key).
+    Value *Row, *Col;
+    unsigned RowKey, ColKey;
+    if (DT == Type::F32) {
+      Row = X.with(B.CreateOr(B.CreateAnd(X.Lane, 1), H4), E & 2);
+      Col = X.with(B.CreateAnd(X.Lane, 2), (E & 4) | (E & 1));
+      RowKey = E & 2, ColKey = (E & 4) | (E & 1);
+    } else {
+      Row = B.CreateOr(X.Thread, H4);
+      Col = B.getInt32(E);
+      RowKey = 0, ColKey = E;
+    }
+    auto &Ar = ARows[RowKey];
+    auto &Bc = BCols[ColKey];
+    Value *Acc = C[E];
+    for (unsigned K = 0; K < 4; ++K) {
+      if (!Ar[K])
+        Ar[K] = AAt(Row, K);
+      if (!Bc[K])
+        Bc[K] = BAt(K, Col);
+      Acc = L.intrinsic(Intrinsic::fma, {Acc->getType()}, {Ar[K], Bc[K], Acc});
+    }
+    D[E] = Acc;
+  }
+  defineAccumulators(L, I.Operands[0], DT, D);
+}
+
+} // namespace
+
 /// mma.sync.aligned.shape.alayout.blayout[.satfinite].dtype.atype.btype.ctype d, a, b, c.
 void FunctionLowerer::mma(const ir::Instruction &I) {
   auto [M, N, K] = shapeOf(I);
@@ -311,7 +403,7 @@ void FunctionLowerer::mma(const ir::Instruction &I) {
     unsupported();
   Type DT = I.Types[0], AT = I.Types[1], BT = I.Types[2], CT = I.Types[3];
   if (M == 8 && K == 4 && AT == Type::F16)
-    unsupported(); // the quad-pair form of sm_70
+    return quadPairMma(*this, I);
   if (!I.has(Mod::Row) || !I.has(Mod::Col) || (M != 8 && M != 16) || AT == Type::E4M3 ||
       AT == Type::E5M2 || ir::typeBits(AT) == 6 || AT == Type::E2M1)
     unsupported();

@@ -1,13 +1,13 @@
-// The `tensor` family: mma.sync of every shape and type the PTX ISA defines for sm_80-sm_90
-// (f16/bf16 with f32 and f16 accumulators, tf32, f64, s8/u8 with and without .satfinite, s4/u4,
-// b1 with .xor.popc and .and.popc), ldmatrix (x1/x2/x4, .trans, shared and generic addresses),
-// stmatrix and movmatrix. Each warp of a block works on its own fragments (raw register words
-// per lane in the buffers); warp 2 of every block skips the instruction (on wave64 its wave's
-// other warp still runs it). References decode the fragments with the ISA's tables ("Matrix
-// fragments for mma.mMnNkK": the row and column of each element from groupID = %laneid >> 2 and
-// threadID_in_group = %laneid % 4), multiply exactly and encode D the same way. Integer results
-// are exact; float inputs are small multiples of 1/2 (C of 1/4), so every summation order gives
-// the same value and the comparison is exact.
+// The `tensor` family: mma.sync of every shape and type the PTX ISA defines for sm_70-sm_90
+// (the m8n8k4 f16 quad-pair form in all four layouts, f16/bf16 with f32 and f16 accumulators, tf32,
+// f64, s8/u8 with and without .satfinite, s4/u4, b1 with .xor.popc and .and.popc), ldmatrix
+// (x1/x2/x4, .trans, shared and generic addresses), stmatrix and movmatrix. Each warp of a block
+// works on its own fragments (raw register words per lane in the buffers); warp 2 of every block
+// skips the instruction (on wave64 its wave's other warp still runs it). References decode the
+// fragments with the ISA's tables ("Matrix fragments for mma.mMnNkK": the row and column of each
+// element from groupID = %laneid >> 2 and threadID_in_group = %laneid % 4), multiply exactly and
+// encode D the same way. Integer results are exact; float inputs are small multiples of 1/2 (C of
+// 1/4), so every summation order gives the same value and the comparison is exact.
 #include "Families.h"
 #include "KernelHarness.h"
 
@@ -408,6 +408,110 @@ KernelCase mmaCase(const MmaSpec &Sp, uint64_t Seed) {
   return C;
 }
 
+/// mma.sync.aligned.m8n8k4 with f16 inputs (ISA 9.7.14.5.1): four 8x8x4 products, product q on
+/// lanes 4q..4q+3 ("low") and 16+4q..16+4q+3 ("high"); buffers as in mmaCase.
+KernelCase quadPairCase(bool RowA, bool RowB, Kind Acc, uint64_t Seed) {
+  const std::string Name = std::string("mma.sync.aligned.m8n8k4.") + (RowA ? "row" : "col") + "." +
+                           (RowB ? "row" : "col") + "." + nameOf(Acc) + ".f16.f16." + nameOf(Acc);
+  const unsigned WC = Acc == Kind::F16 ? 4 : 8; // accumulator registers
+  KernelCase C;
+  C.Name = Name;
+  C.Grid = {Blocks};
+  C.Block = {32 * Warps};
+  std::mt19937_64 R(Seed);
+  auto Value = [&](unsigned Scale) {
+    return double(int(R() % (4 * Scale + 1)) - 2 * int(Scale)) / Scale;
+  };
+  Words A(Tiles * 32 * 2), B(Tiles * 32 * 2), Cw(Tiles * 32 * WC);
+  for (size_t I = 0; I < A.size(); ++I)
+    A[I] = uint32_t(encode(Kind::F16, Value(2))) | uint32_t(encode(Kind::F16, Value(2))) << 16;
+  for (size_t I = 0; I < B.size(); ++I)
+    B[I] = uint32_t(encode(Kind::F16, Value(2))) | uint32_t(encode(Kind::F16, Value(2))) << 16;
+  for (uint32_t L = 0; L < Tiles * 32; ++L)
+    for (unsigned I = 0; I < 8; ++I) {
+      uint64_t Bits = encode(Acc, Value(4));
+      if (Acc == Kind::F16)
+        Cw[L * 4 + I / 2] |= uint32_t(Bits) << (16 * (I % 2));
+      else
+        Cw[L * 8 + I] = uint32_t(Bits);
+    }
+  C.Buffers = {A, B, Cw, Words(Tiles * 32 * WC, Sentinel)};
+  const char *RT = Acc == Kind::F16 ? ".b32" : ".f32";
+  std::ostringstream S;
+  S << prologue(4) << "  .reg .b32 %fa<2>, %fb<2>;\n  .reg " << RT << " %fc<" << WC << ">, %fd<"
+    << WC << ">;\n  mad.lo.u32 %r0, %tile, 32, %lane;\n  mul.wide.u32 %rd0, %r0, 8;\n"
+    << "  add.s64 %rd1, %b0, %rd0;\n  ld.global.v2.b32 {%fa0, %fa1}, [%rd1];\n"
+    << "  add.s64 %rd1, %b1, %rd0;\n  ld.global.v2.b32 {%fb0, %fb1}, [%rd1];\n"
+    << "  mul.wide.u32 %rd2, %r0, " << 4 * WC << ";\n  add.s64 %rd1, %b2, %rd2;\n";
+  for (unsigned J = 0; J < WC; ++J)
+    S << "  ld.global" << RT << " %fc" << J << ", [%rd1+" << 4 * J << "];\n";
+  S << "  " << Name << " " << list("fd", WC) << ", " << list("fa", 2) << ", " << list("fb", 2)
+    << ", " << list("fc", WC) << ";\n  add.s64 %rd1, %b3, %rd2;\n";
+  for (unsigned J = 0; J < WC; ++J)
+    S << "  st.global" << RT << " [%rd1+" << 4 * J << "], %fd" << J << ";\n";
+  C.Body = S.str() + "DONE:\n  ret;";
+  C.Check = [=](const std::vector<Words> &In, const std::vector<Words> &Out) {
+    Expected Want(Tiles * 32 * WC, Sentinel);
+    // Element (row, column) of accumulator element i of lane L (h = 4 for the high lanes).
+    auto AccAt = [Acc](unsigned L, unsigned I) {
+      unsigned H = L >= 16 ? 4 : 0;
+      if (Acc == Kind::F16)
+        return std::pair<unsigned, unsigned>{L % 4 + H, I};
+      return std::pair<unsigned, unsigned>{(L & 1) + (I & 2) + H, (I & 4) + (L & 2) + (I & 1)};
+    };
+    auto Half = [](const Words &W, size_t Word, unsigned I) {
+      return decode(Kind::F16, W[Word + I / 2] >> (16 * (I % 2)) & 0xffff);
+    };
+    for (uint32_t Tile = 0; Tile < Tiles; ++Tile) {
+      if (skipped(Tile))
+        continue;
+      for (unsigned Q = 0; Q < 4; ++Q) {
+        double Am[8][4], Bm[4][8], Cm[8][8];
+        for (unsigned Side = 0; Side < 2; ++Side)
+          for (unsigned J = 0; J < 4; ++J) {
+            unsigned L = 16 * Side + 4 * Q + J, Lane = Tile * 32 + L, H = 4 * Side;
+            for (unsigned I = 0; I < 4; ++I) {
+              double Av = Half(In[0], Lane * 2, I), Bv = Half(In[1], Lane * 2, I);
+              if (RowA)
+                Am[J + H][I] = Av; // row L % 4 + h, column i
+              else
+                Am[I + H][J] = Av; // row i + h, column L % 4
+              if (RowB)
+                Bm[J][I + H] = Bv; // row L % 4, column i + h
+              else
+                Bm[I][J + H] = Bv; // row i, column L % 4 + h
+            }
+            for (unsigned I = 0; I < 8; ++I) {
+              auto [Row, Col] = AccAt(L, I);
+              Cm[Row][Col] = Acc == Kind::F16 ? Half(In[2], Lane * 4, I)
+                                              : decode(Kind::F32, In[2][Lane * 8 + I]);
+            }
+          }
+        for (unsigned Side = 0; Side < 2; ++Side)
+          for (unsigned J = 0; J < 4; ++J) {
+            unsigned L = 16 * Side + 4 * Q + J, Lane = Tile * 32 + L;
+            uint32_t W[8] = {};
+            for (unsigned I = 0; I < 8; ++I) {
+              auto [Row, Col] = AccAt(L, I);
+              double Sum = Cm[Row][Col];
+              for (unsigned K = 0; K < 4; ++K)
+                Sum += Am[Row][K] * Bm[K][Col];
+              uint64_t Bits = encode(Acc, Sum);
+              if (Acc == Kind::F16)
+                W[I / 2] |= uint32_t(Bits) << (16 * (I % 2));
+              else
+                W[I] = uint32_t(Bits);
+            }
+            for (unsigned I = 0; I < WC; ++I)
+              Want[Lane * WC + I] = W[I];
+          }
+      }
+    }
+    return compareWords("D", Want, Out[3]);
+  };
+  return C;
+}
+
 // ---- ldmatrix, stmatrix, movmatrix ----
 constexpr unsigned RowsPerWarp = 64, RowBytes = 16, WarpBytes = RowsPerWarp * RowBytes;
 
@@ -616,6 +720,10 @@ KernelFamily tensorCores() {
   uint64_t Seed = 0x7e50;
   for (const MmaSpec &S : Mmas)
     F.Cases.push_back(mmaCase(S, Seed++));
+  for (bool RowA : {false, true})
+    for (bool RowB : {false, true})
+      for (Kind Acc : {Kind::F16, Kind::F32})
+        F.Cases.push_back(quadPairCase(RowA, RowB, Acc, Seed++));
   for (unsigned Count : {1u, 2u, 4u})
     for (bool Trans : {false, true}) {
       F.Cases.push_back(ldmatrixCase(Count, Trans, false));
