@@ -234,6 +234,71 @@ public:
     return D;
   }
 
+  /// Whether the target has the CDNA matrix unit (gfx908, gfx90a, gfx94x, gfx950).
+  bool hasMfma() const {
+    unsigned V = L.S.Target.IsaVersion;
+    return V >= 9008 && V < 10000;
+  }
+
+  /// One m16n8k8/m16n8k16 tile with f16 or bf16 inputs on gfx9's matrix unit: D = A * B + C
+  /// for this lane's four elements of C (f32). v_mfma_f32_4x4x4 computes 16 4x4x4 blocks a
+  /// wave, block b in lanes 4b..4b+3, so the eight blocks of a warp lie in its own lanes and the
+  /// two warps of a wave stay apart. Block b = 2 rb + cb of a warp computes D^T = B^T A^T for D
+  /// rows 4rb..4rb+3, columns 4cb..4cb+3, one MFMA per 4 of k: its A operand in lane 4b + i is
+  /// B[4kc..4kc+3][4cb + i], its B operand in lane 4b + j is A[4rb + j][4kc..4kc+3], and lane
+  /// 4b + j ends with D[4rb + j][4cb + v] in element v. C is added after the products.
+  std::vector<Value *> mfmaTile(ArrayRef<Value *> ARegs, ArrayRef<Value *> BRegs,
+                                ArrayRef<Value *> C, Type In) {
+    unsigned K = ARegs.size() * 4; // 2 registers: k8, 4: k16
+    Value *Block = B.CreateLShr(Lane, 2), *I = B.CreateAnd(Lane, 3);
+    Value *RowBlock = B.CreateLShr(Block, 1), *ColBlock = B.CreateAnd(Block, 1);
+    // A rows 8..15 (row blocks 2 and 3) are in the odd A registers.
+    Value *LowerRows = B.CreateICmpNE(B.CreateAnd(RowBlock, 2), B.getInt32(0));
+    Value *BSource = B.CreateShl(B.CreateOr(B.CreateShl(ColBlock, 2), I), 2);
+    Value *ASource = B.CreateShl(B.CreateOr(B.CreateShl(B.CreateAnd(RowBlock, 1), 2), I), 2);
+    bool BF16 = In == Type::BF16;
+    auto *Operand = FixedVectorType::get(BF16 ? B.getInt16Ty() : B.getHalfTy(), 4);
+    auto *Result = FixedVectorType::get(B.getFloatTy(), 4);
+    Value *Acc = Constant::getNullValue(Result);
+    auto Pack = [&](Value *Lo, Value *Hi) {
+      Value *V = B.CreateInsertElement(PoisonValue::get(FixedVectorType::get(B.getInt32Ty(), 2)),
+                                       Lo, uint64_t(0));
+      return B.CreateBitCast(B.CreateInsertElement(V, Hi, 1), Operand);
+    };
+    for (unsigned Kc = 0; Kc < K / 4; ++Kc) {
+      unsigned Pair = 2 * (Kc & 1); // the thread of the group that holds k = 4kc, 4kc + 1
+      Value *B0 = laneAddress(with(BSource, Pair)), *B1 = laneAddress(with(BSource, Pair + 1));
+      Value *AOp = Pack(shuffle(BRegs[Kc >> 1], B0), shuffle(BRegs[Kc >> 1], B1));
+      Value *A0 = laneAddress(with(ASource, Pair)), *A1 = laneAddress(with(ASource, Pair + 1));
+      Value *Upper = ARegs[2 * (Kc >> 1)], *Lower = ARegs[2 * (Kc >> 1) + 1];
+      Value *Lo = B.CreateSelect(LowerRows, shuffle(Lower, A0), shuffle(Upper, A0));
+      Value *Hi = B.CreateSelect(LowerRows, shuffle(Lower, A1), shuffle(Upper, A1));
+      Intrinsic::ID ID =
+          BF16 ? Intrinsic::amdgcn_mfma_f32_4x4x4bf16_1k : Intrinsic::amdgcn_mfma_f32_4x4x4f16;
+      Acc = L.intrinsic(ID, {},
+                        {AOp, Pack(Lo, Hi), Acc, B.getInt32(0), B.getInt32(0), B.getInt32(0)});
+    }
+    // Element e of the fragment, D[g + 8 (e >> 1)][2t + (e & 1)]: lane
+    // 8 (g >> 2) + 16 (e >> 1) + 4 (t >> 1) + (g & 3), element 2 (t & 1) + (e & 1).
+    Value *Base =
+        B.CreateOr(B.CreateShl(B.CreateLShr(Group, 2), 3),
+                   B.CreateOr(B.CreateShl(B.CreateLShr(Thread, 1), 2), B.CreateAnd(Group, 3)));
+    Value *OddThread = B.CreateICmpNE(B.CreateAnd(Thread, 1), B.getInt32(0));
+    std::vector<Value *> D;
+    for (unsigned E = 0; E < 4; ++E) {
+      Value *Address = laneAddress(with(Base, 16 * (E >> 1)));
+      Value *V0 = shuffle(B.CreateExtractElement(Acc, uint64_t(E & 1)), Address);
+      Value *V1 = shuffle(B.CreateExtractElement(Acc, uint64_t(2 + (E & 1))), Address);
+      D.push_back(B.CreateFAdd(C[E], B.CreateSelect(OddThread, V1, V0)));
+    }
+    return D;
+  }
+
+  /// Whether mfmaTile computes a tile of \p M rows of these inputs.
+  bool mfmaTileFits(unsigned M, const Arithmetic &Ar) const {
+    return hasMfma() && M == 16 && Ar.A == Ar.B && (Ar.A == Type::F16 || Ar.A == Type::BF16);
+  }
+
   FunctionLowerer &L;
   IRBuilder<> &B;
   Value *Lane, *Group, *Thread, *Half = nullptr;
@@ -427,7 +492,8 @@ void FunctionLowerer::mma(const ir::Instruction &I) {
   std::vector<Value *> C = accumulators(*this, X, I.Operands[3], CT, Acc);
   if (C.size() != M / 4)
     fail(fmt::format("'{}' takes {} accumulator elements", ir::instructionName(I), M / 4));
-  auto D = X.tile(X.gatherA(A, AT, M), Bs, C, M, Ar);
+  auto D = X.mfmaTileFits(M, Ar) && K >= 8 ? X.mfmaTile(A, Bs, C, AT)
+                                           : X.tile(X.gatherA(A, AT, M), Bs, C, M, Ar);
   defineAccumulators(*this, I.Operands[0], DT, D);
 }
 
@@ -499,12 +565,18 @@ void FunctionLowerer::wmma(const ir::Instruction &I) {
       fail(fmt::format("'{}' takes {} accumulator elements", ir::instructionName(I),
                        RowTiles * ColTiles * PerTile));
     std::vector<Value *> D(C.size());
+    bool Mfma = X.mfmaTileFits(W->TileM, Ar);
     for (unsigned R = 0; R < RowTiles; ++R) {
-      auto ATile = X.gatherA(ArrayRef(A).slice(R * W->ARegs, W->ARegs), AT, W->TileM);
+      ArrayRef<Value *> ARegs = ArrayRef(A).slice(R * W->ARegs, W->ARegs);
+      std::array<std::vector<Value *>, 2> ATile;
+      if (!Mfma)
+        ATile = X.gatherA(ARegs, AT, W->TileM);
       for (unsigned Cb = 0; Cb < ColTiles; ++Cb) {
         unsigned First = (R * ColTiles + Cb) * PerTile;
-        auto DT0 = X.tile(ATile, ArrayRef(Bs).slice(Cb * W->BRegs, W->BRegs),
-                          ArrayRef(C).slice(First, PerTile), W->TileM, Ar);
+        ArrayRef<Value *> BRegs = ArrayRef(Bs).slice(Cb * W->BRegs, W->BRegs);
+        ArrayRef<Value *> CTile = ArrayRef(C).slice(First, PerTile);
+        auto DT0 =
+            Mfma ? X.mfmaTile(ARegs, BRegs, CTile, AT) : X.tile(ATile, BRegs, CTile, W->TileM, Ar);
         std::copy(DT0.begin(), DT0.end(), D.begin() + First);
       }
     }
