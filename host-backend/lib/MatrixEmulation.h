@@ -1,4 +1,5 @@
-// The matrix instructions of AMD targets (llvm.amdgcn.mfma.*) on the host: MatrixEmulation.cpp.
+// The matrix instructions of AMD targets (llvm.amdgcn.mfma.*, .wmma.*) on the host:
+// MatrixEmulation.cpp.
 #pragma once
 
 #include "llvm/ADT/STLFunctionalExtras.h"

@@ -294,6 +294,61 @@ public:
     return D;
   }
 
+  /// Whether the target has RDNA3's WMMA (gfx11, wave32).
+  bool hasWmma11() const {
+    unsigned V = L.S.Target.IsaVersion;
+    return V >= 11000 && V < 12000 && L.S.Target.WaveSize == 32;
+  }
+
+  /// One m16n8k16 tile with f16 or bf16 inputs on gfx11's v_wmma_f32_16x16x16: D = A * B + C
+  /// for this lane's four elements of C (f32). The WMMA's A in lane l is row l % 16 of A (all 16
+  /// k; lanes 16-31 repeat lanes 0-15), its B column l % 16 (B's columns 0-7, repeated for 8-15),
+  /// and lane l ends with D[2v + l / 16][l % 16] in element v. C is added after the products.
+  std::vector<Value *> wmmaTile(ArrayRef<Value *> ARegs, ArrayRef<Value *> BRegs,
+                                ArrayRef<Value *> C, Type In) {
+    Value *Row8 = B.CreateAnd(Lane, 7);
+    Value *LowerRows = B.CreateICmpNE(B.CreateAnd(Lane, 8), B.getInt32(0));
+    Value *Source = B.CreateShl(Row8, 2);
+    auto *Words = FixedVectorType::get(B.getInt32Ty(), 8);
+    Value *AOp = PoisonValue::get(Words), *BOp = PoisonValue::get(Words);
+    for (unsigned P = 0; P < 8; ++P) { // k = 2p and 2p + 1
+      Value *Address = laneAddress(with(Source, P & 3));
+      Value *Upper = shuffle(ARegs[2 * (P >> 2)], Address);
+      Value *Lower = shuffle(ARegs[2 * (P >> 2) + 1], Address);
+      AOp = B.CreateInsertElement(AOp, B.CreateSelect(LowerRows, Lower, Upper), P);
+      BOp = B.CreateInsertElement(BOp, shuffle(BRegs[P >> 2], Address), P);
+    }
+    bool BF16 = In == Type::BF16;
+    auto *Operand = FixedVectorType::get(BF16 ? B.getInt16Ty() : B.getHalfTy(), 16);
+    auto *Result = FixedVectorType::get(B.getFloatTy(), 8);
+    Intrinsic::ID ID =
+        BF16 ? Intrinsic::amdgcn_wmma_f32_16x16x16_bf16 : Intrinsic::amdgcn_wmma_f32_16x16x16_f16;
+    Value *Acc = L.intrinsic(ID, {Result, Operand},
+                             {B.CreateBitCast(AOp, Operand), B.CreateBitCast(BOp, Operand),
+                              Constant::getNullValue(Result)});
+    // Element e of the fragment, D[g + 8 (e >> 1)][2t + (e & 1)]: lane 2t + (e & 1) + 16 (g & 1),
+    // element (g >> 1) + 4 (e >> 1).
+    Value *Base = B.CreateOr(B.CreateShl(Thread, 1), B.CreateShl(B.CreateAnd(Group, 1), 4));
+    Value *Pick = B.CreateLShr(Group, 1);
+    std::vector<Value *> D;
+    for (unsigned E = 0; E < 4; ++E) {
+      Value *Address = laneAddress(with(Base, E & 1));
+      Value *V = nullptr;
+      for (unsigned J = 0; J < 4; ++J) {
+        Value *Got = shuffle(B.CreateExtractElement(Acc, uint64_t(4 * (E >> 1) + J)), Address);
+        V = J ? B.CreateSelect(B.CreateICmpEQ(Pick, B.getInt32(J)), Got, V) : Got;
+      }
+      D.push_back(B.CreateFAdd(C[E], V));
+    }
+    return D;
+  }
+
+  /// Whether wmmaTile computes a tile of \p M rows and depth \p K of these inputs.
+  bool wmmaTileFits(unsigned M, unsigned K, const Arithmetic &Ar) const {
+    return hasWmma11() && M == 16 && K == 16 && Ar.A == Ar.B &&
+           (Ar.A == Type::F16 || Ar.A == Type::BF16);
+  }
+
   /// Whether mfmaTile computes a tile of \p M rows of these inputs.
   bool mfmaTileFits(unsigned M, const Arithmetic &Ar) const {
     return hasMfma() && M == 16 && Ar.A == Ar.B && (Ar.A == Type::F16 || Ar.A == Type::BF16);
@@ -493,6 +548,7 @@ void FunctionLowerer::mma(const ir::Instruction &I) {
   if (C.size() != M / 4)
     fail(fmt::format("'{}' takes {} accumulator elements", ir::instructionName(I), M / 4));
   auto D = X.mfmaTileFits(M, Ar) && K >= 8 ? X.mfmaTile(A, Bs, C, AT)
+           : X.wmmaTileFits(M, K, Ar)      ? X.wmmaTile(A, Bs, C, AT)
                                            : X.tile(X.gatherA(A, AT, M), Bs, C, M, Ar);
   defineAccumulators(*this, I.Operands[0], DT, D);
 }
@@ -565,18 +621,19 @@ void FunctionLowerer::wmma(const ir::Instruction &I) {
       fail(fmt::format("'{}' takes {} accumulator elements", ir::instructionName(I),
                        RowTiles * ColTiles * PerTile));
     std::vector<Value *> D(C.size());
-    bool Mfma = X.mfmaTileFits(W->TileM, Ar);
+    bool Mfma = X.mfmaTileFits(W->TileM, Ar), Wmma = X.wmmaTileFits(W->TileM, W->K, Ar);
     for (unsigned R = 0; R < RowTiles; ++R) {
       ArrayRef<Value *> ARegs = ArrayRef(A).slice(R * W->ARegs, W->ARegs);
       std::array<std::vector<Value *>, 2> ATile;
-      if (!Mfma)
+      if (!Mfma && !Wmma)
         ATile = X.gatherA(ARegs, AT, W->TileM);
       for (unsigned Cb = 0; Cb < ColTiles; ++Cb) {
         unsigned First = (R * ColTiles + Cb) * PerTile;
         ArrayRef<Value *> BRegs = ArrayRef(Bs).slice(Cb * W->BRegs, W->BRegs);
         ArrayRef<Value *> CTile = ArrayRef(C).slice(First, PerTile);
-        auto DT0 =
-            Mfma ? X.mfmaTile(ARegs, BRegs, CTile, AT) : X.tile(ATile, BRegs, CTile, W->TileM, Ar);
+        auto DT0 = Mfma   ? X.mfmaTile(ARegs, BRegs, CTile, AT)
+                   : Wmma ? X.wmmaTile(ARegs, BRegs, CTile, AT)
+                          : X.tile(ATile, BRegs, CTile, W->TileM, Ar);
         std::copy(DT0.begin(), DT0.end(), D.begin() + First);
       }
     }
