@@ -13,6 +13,7 @@
 #include "Retarget.h"
 
 #include "LaneState.h"
+#include "MatrixEmulation.h"
 #include "Runtime.h"
 
 #include "ptx2amd/amdgpu-backend/Kernarg.h"
@@ -422,7 +423,14 @@ bool Retargeter::lowerAmdgcn(CallInst *CI, IRBuilder<> &B) {
     break;
   }
   default:
-    return false;
+    if (!isEmulatedMatrixIntrinsic(ID))
+      return false;
+    R = emulateMatrixIntrinsic(CI, B, field(B, state::LaneInWave, I32), [&](Value *A, Value *D) {
+      return Call(rt::Bpermute, I32, {A, D}, true);
+    });
+    if (!R)
+      return false;
+    break;
   }
   if (R)
     CI->replaceAllUsesWith(R);

@@ -217,6 +217,13 @@ public:
   void match(const ir::Instruction &I);
   /// elect.sync: the lowest active lane of the member mask leads.
   void elect(const ir::Instruction &I);
+  // ---- matrix operations (LowerMatrix.cpp): exact lane-level sequences on 32-lane warps ----
+  /// mma.sync: the PTX fragments gathered across the warp and accumulated with FMAs in k order.
+  void mma(const ir::Instruction &I);
+  /// wmma.load/store/mma on fragments that tile the mma.sync ones.
+  void wmma(const ir::Instruction &I);
+  /// ldmatrix, stmatrix and movmatrix on 8x8 b16 matrices.
+  void matrixMove(const ir::Instruction &I);
   // ---- memory hints and address classes ----
   /// isspacep: whether a generic address lies in a state space's window.
   void isspacep(const ir::Instruction &I);

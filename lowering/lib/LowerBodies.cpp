@@ -558,6 +558,14 @@ void FunctionLowerer::lower(const ir::Instruction &I) {
   case Opcode::Vmax4:
   case Opcode::Vset4:
     return videoSimd(I);
+  case Opcode::MmaOp:
+    return mma(I);
+  case Opcode::Wmma:
+    return wmma(I);
+  case Opcode::Ldmatrix:
+  case Opcode::Stmatrix:
+  case Opcode::Movmatrix:
+    return matrixMove(I);
   case Opcode::Copysign: {
     // copysign d, a, b: b with the sign of a.
     ir::Type T = type0(I);

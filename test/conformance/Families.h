@@ -19,6 +19,8 @@ std::vector<KernelFamily> memoryFamilies();
 KernelFamily namedBarriers();
 /// mbarrier, cp.async.bulk and cp.reduce.async.bulk (AsyncFamilies.cpp).
 KernelFamily asyncCopies();
+/// mma.sync, ldmatrix, stmatrix and movmatrix (TensorFamilies.cpp).
+KernelFamily tensorCores();
 
 /// Cases that fail because of a lowering or host-backend bug (KnownFailures.cpp).
 const std::vector<KnownFailure> &knownFailures();

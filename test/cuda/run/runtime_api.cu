@@ -35,16 +35,10 @@ __global__ void bump_managed() { atomicAdd(&m_counter, 1); }
 
 __global__ void copy_table(int *out) { out[threadIdx.x] = d_table[threadIdx.x] * 3; }
 
-// ldmatrix (a warp-wide matrix load) is not translated: the kernel is unavailable.
+// pmevent (a performance-monitor event) is not translated: the kernel is unavailable.
 __global__ void unavailable(unsigned *out) {
-  __shared__ unsigned short tile[8 * 8];
-  tile[threadIdx.x * 2] = threadIdx.x;
-  tile[threadIdx.x * 2 + 1] = threadIdx.x;
-  __syncwarp();
-  unsigned r;
-  unsigned addr = (unsigned)__cvta_generic_to_shared(&tile[(threadIdx.x % 8) * 8]);
-  asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(r) : "r"(addr));
-  out[threadIdx.x] = r;
+  asm volatile("pmevent 1;");
+  out[threadIdx.x] = threadIdx.x;
 }
 
 __global__ void asserts(int v) { assert(v == 0); }
