@@ -12,6 +12,8 @@
 //     barrier or cross-lane operation is reachable, a loop over a workgroup's work-items.
 #include "Retarget.h"
 
+#include "ImageUnit.h"
+
 #include "LaneState.h"
 #include "Runtime.h"
 
@@ -422,7 +424,10 @@ bool Retargeter::lowerAmdgcn(CallInst *CI, IRBuilder<> &B) {
     break;
   }
   default:
-    return false;
+    // Textures and surfaces: the image unit (ImageUnit.cpp).
+    return lowerImageIntrinsic(CI, B, T, [&](StringRef Name, Type *Ret, ArrayRef<Type *> Params) {
+      return runtimeFunction(Name, Ret, Params, false);
+    });
   }
   if (R)
     CI->replaceAllUsesWith(R);

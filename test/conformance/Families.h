@@ -20,6 +20,10 @@ KernelFamily namedBarriers();
 /// mbarrier, cp.async.bulk and cp.reduce.async.bulk (AsyncFamilies.cpp).
 KernelFamily asyncCopies();
 
+/// tex, tld4, suld and sust against the CUDA Programming Guide's texture fetching
+/// (TextureFamilies.cpp); \p Full: every combination, else the CI sample.
+KernelFamily textureFamily(bool Full);
+
 /// Cases that fail because of a lowering or host-backend bug (KnownFailures.cpp).
 const std::vector<KnownFailure> &knownFailures();
 

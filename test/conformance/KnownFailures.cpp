@@ -7,7 +7,14 @@
 namespace conformance {
 
 const std::vector<KnownFailure> &knownFailures() {
-  static const std::vector<KnownFailure> List = {};
+  // gfx90a (CDNA2) samples at the implicit level only: tld4 needs the software path
+  // (LowerTexture.cpp), which is not written yet.
+  static const std::vector<KnownFailure> List = {
+      {"texture", "tld4.r.2d.u8x4n.wrap", "gfx90a"},
+      {"texture", "tld4.g.2d.u8x4n.clamp", "gfx90a"},
+      {"texture", "tld4.b.2d.u8x4n.mirror", "gfx90a"},
+      {"texture", "tld4.a.2d.u8x4n.border", "gfx90a"},
+  };
   return List;
 }
 
