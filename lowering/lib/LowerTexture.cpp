@@ -172,8 +172,8 @@ static void defineTexels(FunctionLowerer &L, const Operand &D, Value *V4, ir::Ty
 
 void FunctionLowerer::texture(const ir::Instruction &I) {
   const GeometryInfo *G = geometryOf(I);
-  if (!G)
-    fail("this texture geometry (multisample) is not supported");
+  if (!G) // multisample textures (2dms, a2dms)
+    unsupported();
   if (I.Types.size() != 2)
     fail("tex/tld4 take a result and a coordinate type");
   ir::Type ResultT = I.Types[0], CoordT = I.Types[1];
