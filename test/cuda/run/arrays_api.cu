@@ -4,7 +4,7 @@
 // array to array, 3D with positions in elements, asynchronous, captured into a graph) checked
 // byte by byte after a round trip; texture objects over arrays, mipmapped arrays, linear and
 // pitched memory, with a resource view, whose getters return what was set; surface objects;
-// and the errors CUDA defines for bad descriptions.
+// and the errors CUDA defines for bad descriptions. A kernel's output goes through an array.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -27,6 +27,12 @@ static void fill(std::vector<unsigned char> &V, unsigned Seed) {
 
 static bool sameDesc(const cudaChannelFormatDesc &A, const cudaChannelFormatDesc &B) {
   return A.x == B.x && A.y == B.y && A.z == B.z && A.w == B.w && A.f == B.f;
+}
+
+__global__ void ramp(float2 *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = make_float2(i * 0.5f, -float(i));
 }
 
 int main() {
@@ -465,6 +471,23 @@ int main() {
     size_t maxWidth = 0;
     CK(cudaDeviceGetTexture1DLinearMaxWidth(&maxWidth, &f1, 0));
     EXPECT(maxWidth >= 1 << 20);
+  }
+
+  // A kernel's output into the 2D array, and back out through device memory.
+  {
+    const int n = int(W * H);
+    float2 *d = nullptr;
+    CK(cudaMalloc(&d, n * sizeof(float2)));
+    ramp<<<(n + 127) / 128, 128>>>(d, n);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy2DToArray(a2, 0, 0, d, Row, Row, H, cudaMemcpyDeviceToDevice));
+    CK(cudaMemset(d, 0, n * sizeof(float2)));
+    CK(cudaMemcpy2DFromArray(d, Row, a2, 0, 0, Row, H, cudaMemcpyDeviceToDevice));
+    std::vector<float2> host(n);
+    CK(cudaMemcpy(host.data(), d, n * sizeof(float2), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; ++i)
+      EXPECT(host[i].x == i * 0.5f && host[i].y == -float(i));
+    CK(cudaFree(d));
   }
 
   CK(cudaFreeMipmappedArray(mip));
