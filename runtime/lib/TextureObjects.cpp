@@ -175,14 +175,15 @@ cudaError_t resourceImage(Context &C, const cudaResourceDesc &R, amdgpu::ImageRe
     if (cudaError_t E = texelFormat(P.desc, Out.Format))
       return E;
     const int *Max = C.Props.maxTexture2DLinear;
+    // The descriptor counts the pitch in texels: any whole number of them does (CUDA asks for
+    // texturePitchAlignment, which programs that align rows to fewer bytes do not all meet).
     if (!P.width || !P.height || P.width > size_t(Max[0]) || P.height > size_t(Max[1]) ||
         P.pitchInBytes > size_t(Max[2]) || P.width * Out.Format.bytes() > P.pitchInBytes ||
-        P.pitchInBytes % C.Props.texturePitchAlignment)
+        P.pitchInBytes % Out.Format.bytes())
       return fail(cudaErrorInvalidValue,
                   formatv("a pitched texture of {0} x {1} elements of {2} bytes, rows {3} bytes "
-                          "apart (the pitch a multiple of {4})",
-                          P.width, P.height, Out.Format.bytes(), P.pitchInBytes,
-                          C.Props.texturePitchAlignment)
+                          "apart",
+                          P.width, P.height, Out.Format.bytes(), P.pitchInBytes)
                       .str());
     Out.Shape = amdgpu::ImageShape::D2;
     Out.Address = uintptr_t(P.devPtr);
