@@ -468,6 +468,18 @@ int main() {
     cudaArray_t a;
     EXPECT(cudaMallocArray(&a, &f1, size_t(prop.maxTexture2D[0]) + 1, 4) == cudaErrorInvalidValue);
     cudaGetLastError();
+    // The limits themselves are arrays the device makes.
+    CK(cudaMallocArray(&a, &f1, size_t(prop.maxTexture1D)));
+    CK(cudaFreeArray(a));
+    CK(cudaMalloc3DArray(&a, &f1, make_cudaExtent(4, 0, size_t(prop.maxTexture1DLayered[1])),
+                         cudaArrayLayered));
+    CK(cudaFreeArray(a));
+    EXPECT(cudaMalloc3DArray(&a, &f1,
+                             make_cudaExtent(4, 0, size_t(prop.maxTexture1DLayered[1]) + 1),
+                             cudaArrayLayered) == cudaErrorInvalidValue);
+    CK(cudaMalloc3DArray(&a, &f1, make_cudaExtent(2, 2, size_t(prop.maxTexture3D[2]))));
+    CK(cudaFreeArray(a));
+    cudaGetLastError();
     size_t maxWidth = 0;
     CK(cudaDeviceGetTexture1DLinearMaxWidth(&maxWidth, &f1, 0));
     EXPECT(maxWidth >= 1 << 20);
