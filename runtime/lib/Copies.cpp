@@ -19,19 +19,17 @@ namespace ptx2amd::runtime {
 namespace {
 
 /// Where one side of a cudaMemcpy3DParms starts, its pitch and its slice pitch: an array's level
-/// (positions in elements) or pitched memory (x in bytes). \p WidthBytes: the extent's width.
-cudaError_t side3D(const cudaArray *Array, const cudaPitchedPtr &Ptr, const cudaPos &Pos,
-                   const cudaExtent &E, size_t WidthBytes, const char *What, const char *&Out,
-                   size_t &Pitch, size_t &Slice) {
+/// or pitched memory, x counted in \p Element bytes on both (CUDA's runtime counts a pointer's
+/// x in the array's elements when the other side is one). \p WidthBytes: the extent's width.
+cudaError_t side3D(const cudaArray *Array, const cudaPitchedPtr &Ptr, cudaPos Pos,
+                   const cudaExtent &E, size_t Element, size_t WidthBytes, const char *What,
+                   const char *&Out, size_t &Pitch, size_t &Slice) {
+  Pos.x *= Element;
   if (Array) {
-    size_t Element = 0;
-    auto *A = const_cast<cudaArray *>(Array);
-    if (cudaError_t Err = arrayElementBytes(A, Element))
-      return Err;
     char *At = nullptr;
     ArrayLevel L;
-    if (cudaError_t Err = arrayRegion(A, Pos.x * Element, Pos.y, Pos.z, WidthBytes, E.height,
-                                      E.depth, What, At, L))
+    if (cudaError_t Err = arrayRegion(const_cast<cudaArray *>(Array), Pos.x, Pos.y, Pos.z,
+                                      WidthBytes, E.height, E.depth, What, At, L))
       return Err;
     Out = At;
     Pitch = L.RowPitch;
@@ -68,18 +66,18 @@ constexpr unsigned KnownCopyFlags = 0x1; // cudaMemcpyFlagPreferOverlapWithCompu
 cudaError_t describeCopy3D(const cudaMemcpy3DParms &P, Copy3D &Out) {
   const char *Src = nullptr, *Dst = nullptr;
   size_t SrcPitch = 0, DstPitch = 0, SrcSlice = 0, DstSlice = 0;
-  // With an array the extent counts its elements, else bytes.
+  // With an array the extent and the x positions count its elements, else bytes.
   size_t Element = 1;
   if (P.srcArray || P.dstArray)
     if (cudaError_t E = arrayElementBytes(
             const_cast<cudaArray *>(P.srcArray ? P.srcArray : P.dstArray), Element))
       return E;
   const size_t WidthBytes = P.extent.width * Element;
-  if (cudaError_t E = side3D(P.srcArray, P.srcPtr, P.srcPos, P.extent, WidthBytes, "a 3D copy from",
-                             Src, SrcPitch, SrcSlice))
+  if (cudaError_t E = side3D(P.srcArray, P.srcPtr, P.srcPos, P.extent, Element, WidthBytes,
+                             "a 3D copy from", Src, SrcPitch, SrcSlice))
     return E;
-  if (cudaError_t E = side3D(P.dstArray, P.dstPtr, P.dstPos, P.extent, WidthBytes, "a 3D copy to",
-                             Dst, DstPitch, DstSlice))
+  if (cudaError_t E = side3D(P.dstArray, P.dstPtr, P.dstPos, P.extent, Element, WidthBytes,
+                             "a 3D copy to", Dst, DstPitch, DstSlice))
     return E;
   Out = {Src,      SrcPitch,   SrcSlice,        const_cast<char *>(Dst), DstPitch,
          DstSlice, WidthBytes, P.extent.height, P.extent.depth,          P.kind};

@@ -166,6 +166,30 @@ int main() {
     EXPECT(out2 == in2);
     CK(cudaGraphExecDestroy(x));
     CK(cudaGraphDestroy(g));
+    // A memcpy node made with an array: host to a2, with positions and extent in elements.
+    CK(cudaGraphCreate(&g, 0));
+    cudaMemcpy3DParms np = {};
+    np.srcPtr = make_cudaPitchedPtr(in.data(), HostPitch, W, H);
+    np.srcPos = make_cudaPos(1, 1, 0); // x in the array's elements: one texel, one row
+    np.dstArray = a2;
+    np.dstPos = make_cudaPos(2, 3, 0); // texels
+    np.extent = make_cudaExtent(W - 4, H - 5, 1);
+    np.kind = cudaMemcpyHostToDevice;
+    cudaGraphNode_t node;
+    CK(cudaGraphAddMemcpyNode(&node, g, nullptr, 0, &np));
+    CK(cudaGraphInstantiate(&x, g, 0));
+    CK(cudaGraphLaunch(x, s));
+    CK(cudaStreamSynchronize(s));
+    CK(cudaMemcpy2DFromArray(out2.data(), Row, a2, 0, 0, Row, H, cudaMemcpyDeviceToHost));
+    for (size_t y = 0; y < H; ++y)
+      for (size_t x = 0; x < W; ++x) {
+        bool inBox = x >= 2 && x < W - 2 && y >= 3 && y < H - 2;
+        const unsigned char *want =
+            inBox ? &in[(y - 3 + 1) * HostPitch + (x - 2) * E2 + 8] : &in2[y * Row + x * E2];
+        EXPECT(memcmp(&out2[y * Row + x * E2], want, E2) == 0);
+      }
+    CK(cudaGraphExecDestroy(x));
+    CK(cudaGraphDestroy(g));
     CK(cudaStreamDestroy(s));
     CK(cudaFree(dev));
   }
