@@ -191,6 +191,10 @@ CUresult toResult(cudaError_t E) {
   case cudaErrorInvalidDevicePointer:
   case cudaErrorInvalidMemcpyDirection:
   case cudaErrorMissingConfiguration:
+  case cudaErrorInvalidTexture:
+  case cudaErrorInvalidChannelDescriptor:
+  case cudaErrorInvalidFilterSetting:
+  case cudaErrorInvalidNormSetting:
     return CUDA_ERROR_INVALID_VALUE;
   case cudaErrorMemoryAllocation:
     return CUDA_ERROR_OUT_OF_MEMORY;
