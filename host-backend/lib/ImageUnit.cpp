@@ -29,6 +29,7 @@
 #include "llvm/IR/IntrinsicsAMDGPU.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -317,17 +318,81 @@ uint32_t bitsOf(float F) {
   return B;
 }
 
-/// A decoded image with its layout, kept per thread for the last descriptor seen.
+void readTexel(const amdgpu::TexelFormat &F, const uint8_t *P, uint32_t (&Out)[4]);
+
+/// A texel reader for one format: the hot path of sampling, chosen once per descriptor.
+using Reader = void (*)(const uint8_t *P, uint32_t (&Out)[4]);
+enum Kind : unsigned { KFloat, KUnorm, KSnorm, KUint, KSint };
+
+template <unsigned Bits, unsigned Channels, unsigned K>
+void readFixed(const uint8_t *P, uint32_t (&Out)[4]) {
+  constexpr bool Integer = K == KUint || K == KSint;
+  for (unsigned C = 0; C < 4; ++C) {
+    if (C >= Channels) {
+      Out[C] = C == 3 ? (Integer ? 1u : 0x3f800000u) : 0u;
+      continue;
+    }
+    uint32_t V = 0;
+    std::memcpy(&V, P + C * (Bits / 8), Bits / 8);
+    if constexpr (K == KFloat) {
+      Out[C] = Bits == 16 ? bitsOf(halfToFloat(uint16_t(V))) : V;
+    } else if constexpr (K == KUnorm) {
+      Out[C] = bitsOf(float(double(V) / double((uint64_t(1) << Bits) - 1)));
+    } else {
+      if (Bits < 32 && K != KUint && (V >> (Bits - 1)) & 1)
+        V |= uint32_t(~uint64_t(0) << Bits);
+      if constexpr (K == KSnorm)
+        Out[C] = bitsOf(float(std::max(double(int32_t(V)) / double((1u << (Bits - 1)) - 1), -1.0)));
+      else
+        Out[C] = V;
+    }
+  }
+}
+
+template <unsigned Bits, unsigned Channels> constexpr std::array<Reader, 5> readersOf() {
+  return {readFixed<Bits, Channels, KFloat>, readFixed<Bits, Channels, KUnorm>,
+          readFixed<Bits, Channels, KSnorm>, readFixed<Bits, Channels, KUint>,
+          readFixed<Bits, Channels, KSint>};
+}
+
+Reader pickReader(const amdgpu::TexelFormat &F) {
+  static constexpr std::array<std::array<Reader, 5>, 9> Table = {
+      readersOf<8, 1>(),  readersOf<8, 2>(),  readersOf<8, 4>(),
+      readersOf<16, 1>(), readersOf<16, 2>(), readersOf<16, 4>(),
+      readersOf<32, 1>(), readersOf<32, 2>(), readersOf<32, 4>()};
+  unsigned Row = (F.Bits == 8    ? 0
+                  : F.Bits == 16 ? 3
+                                 : 6) +
+                 (F.Channels == 1   ? 0
+                  : F.Channels == 2 ? 1
+                                    : 2);
+  unsigned K = F.Type == ChannelType::Float    ? KFloat
+               : F.Normalized                  ? (F.Type == ChannelType::Signed ? KSnorm : KUnorm)
+               : F.Type == ChannelType::Signed ? KSint
+                                               : KUint;
+  return Table[Row][K];
+}
+
+/// A decoded image with its layout and the last sampler seen, kept per thread (one
+/// thread-local lookup per call).
 struct Image {
   uint32_t Words[8] = {};
   unsigned TargetIndex = ~0u;
   amdgpu::ImageResource R;
   amdgpu::ImageLayout L;
+  Reader Read = nullptr;
   bool Valid = false;
+  uint32_t SamplerWords[4] = {~0u, ~0u, ~0u, ~0u};
+  unsigned SamplerTarget = ~0u;
+  amdgpu::SamplerState S;
 };
 
-const Image &decoded(const uint32_t (&W)[8], unsigned TargetIndex) {
+Image &perThread() {
   thread_local Image Cache;
+  return Cache;
+}
+
+const Image &decoded(Image &Cache, const uint32_t (&W)[8], unsigned TargetIndex) {
   if (Cache.TargetIndex == TargetIndex && !std::memcmp(Cache.Words, W, sizeof(W)))
     return Cache;
   std::memcpy(Cache.Words, W, sizeof(W));
@@ -342,6 +407,7 @@ const Image &decoded(const uint32_t (&W)[8], unsigned TargetIndex) {
     Cache.L = std::move(*L);
   else
     consumeError(L.takeError());
+  Cache.Read = Cache.Valid ? pickReader(Cache.R.Format) : nullptr;
   return Cache;
 }
 
@@ -408,7 +474,7 @@ uint8_t *texelAt(const Image &Im, unsigned Level, int64_t X, int64_t Y, int64_t 
 }
 
 /// A tap index under an address mode; false: the border.
-bool address(int64_t &I, int64_t N, AddressMode M) {
+inline bool address(int64_t &I, int64_t N, AddressMode M) {
   switch (M) {
   case AddressMode::Wrap:
     I = ((I % N) + N) % N;
@@ -452,7 +518,7 @@ struct Sampling {
     if (!P)
       return border(Out);
     uint32_t Raw[4]; // floats, or the bits of integers (never filtered)
-    readTexel(Im.R.Format, P, Raw);
+    Im.Read(P, Raw);
     std::memcpy(Out, Raw, sizeof(Raw));
   }
   /// Filtered value at level \p Level of coordinates \p U (texel space of that level).
@@ -520,8 +586,15 @@ float asFloat(uint32_t B) {
 
 V4F sample(const Image &Im, const uint32_t (&SampWords)[4], uint32_t O, Dim D, uint32_t DMask,
            const V4U &Coords, float Lod, const V4F &D0, const V4F &D1) {
-  const amdgpu::Target &T = amdgpu::allTargets()[Im.TargetIndex];
-  Sampling Sm{Im, amdgpu::decodeSampler(T, SampWords)};
+  // The last sampler decoded, per thread (a kernel samples one texture most of the time).
+  Image &Cache = perThread();
+  if (Cache.SamplerTarget != Im.TargetIndex ||
+      std::memcmp(Cache.SamplerWords, SampWords, sizeof(Cache.SamplerWords))) {
+    Cache.S = amdgpu::decodeSampler(amdgpu::allTargets()[Im.TargetIndex], SampWords);
+    std::memcpy(Cache.SamplerWords, SampWords, sizeof(Cache.SamplerWords));
+    Cache.SamplerTarget = Im.TargetIndex;
+  }
+  Sampling Sm{Im, Cache.S};
   Sm.Cube = D == DimCube;
   float Zero[4] = {0, 0, 0, 0};
   if (!Im.Valid)
@@ -615,7 +688,7 @@ extern "C" V4F __ptx2amd_host_image(V4U R0, V4U R1, V4U Samp, V4U Coords, V4U Da
                                     uint32_t O, uint32_t D, uint32_t DMask, uint32_t TargetIndex,
                                     uint32_t Lod, uint32_t Cmp) {
   uint32_t Words[8] = {R0[0], R0[1], R0[2], R0[3], R1[0], R1[1], R1[2], R1[3]};
-  const Image &Im = decoded(Words, TargetIndex);
+  const Image &Im = decoded(perThread(), Words, TargetIndex);
   uint32_t Zero[4] = {0, 0, 0, 0};
   if (O <= OpGather) {
     uint32_t S[4] = {Samp[0], Samp[1], Samp[2], Samp[3]};
