@@ -621,6 +621,84 @@ KernelCase gatherCase(const Fmt &F, AddressMode A, unsigned Comp, uint64_t Seed)
   return K;
 }
 
+/// tex.level on a mipmapped 2D float texture (16 x 8, five levels): the level the LOD picks
+/// (nearest, or the two nearest blended with a 1/256-rounded weight), point-sampled within it.
+KernelCase mipCase(FilterMode MipFilter, uint64_t Seed) {
+  KernelCase K;
+  K.Name =
+      std::string("tex.level.2d.f32.mip-") + (MipFilter == FilterMode::Linear ? "linear" : "point");
+  img::ImageResource R = resourceOf(Geos[1], {1, 32, ChannelType::Float, false});
+  R.Width = 16;
+  R.Height = 8;
+  R.MipLevels = 5;
+  img::ImageLayout Layout = *img::layoutImage(*img::findTarget("gfx1100"), R);
+  Words Coords(Threads * 4);
+  Words Rnd = randomWords(Threads * 3, Seed + 1);
+  for (uint32_t T = 0; T < Threads; ++T) {
+    float V[3] = {(float(Rnd[T * 3] % 64) + 0.5f) / 64.0f,
+                  (float(Rnd[T * 3 + 1] % 32) + 0.5f) / 32.0f,
+                  float(int32_t(Rnd[T * 3 + 2] % 29) - 4) / 4.0f}; // LOD -1 .. 6
+    std::memcpy(&Coords[T * 4], V, 12);
+  }
+  Words Image = imageWords(Layout, R.Format, Seed);
+  Image.resize(std::max<size_t>(Image.size(), 64));
+  K.Body = texBody({&Geos[1], &Fmts[1], AddressMode::Clamp, FilterMode::Point, true});
+  size_t At = K.Body.find("tex.2d.v4.f32.f32 {%r4, %r5, %r6, %r7}, [%rd1, {%f0, %f1}]");
+  K.Body.replace(At, std::strlen("tex.2d.v4.f32.f32 {%r4, %r5, %r6, %r7}, [%rd1, {%f0, %f1}]"),
+                 "tex.level.2d.v4.f32.f32 {%r4, %r5, %r6, %r7}, [%rd1, {%f0, %f1}], %f2");
+  K.Grid = {1};
+  K.Block = {Threads};
+  K.Buffers = {Image, Words(32, 0), Coords, Words(Threads * 4, Sentinel)};
+  K.Place = [R, MipFilter](const std::string &Target, const std::vector<uint64_t> &Addr,
+                           std::vector<Words> &Buffers) -> std::string {
+    img::ImageResource Res = R;
+    Res.Address = Addr[0];
+    img::SamplerState S;
+    S.NormalizedCoords = true;
+    S.MipFilter = MipFilter;
+    S.MaxLod = 4;
+    auto O = img::buildTextureObject(*img::findTarget(Target), Res, S);
+    if (!O)
+      return "texture object: " + llvm::toString(O.takeError());
+    std::memcpy(Buffers[1].data(), &*O, sizeof(img::ImageObject));
+    return "";
+  };
+  K.Check = [Layout, MipFilter](const std::vector<Words> &In, const std::vector<Words> &Out) {
+    const auto *Img = reinterpret_cast<const uint8_t *>(In[0].data());
+    auto At = [&](unsigned Level, float U, float V) {
+      const img::ImageLevel &L = Layout.Levels[Level];
+      int64_t X = std::clamp<int64_t>(int64_t(std::floor(U * L.Width)), 0, L.Width - 1);
+      int64_t Y = std::clamp<int64_t>(int64_t(std::floor(V * L.Height)), 0, L.Height - 1);
+      float F;
+      std::memcpy(&F, Img + L.Offset + Y * L.RowPitch + X * 4, 4);
+      return F;
+    };
+    std::ostringstream Report;
+    unsigned Bad = 0;
+    for (uint32_t T = 0; T < Threads; ++T) {
+      float C[3];
+      std::memcpy(C, &In[2][T * 4], 12);
+      float Lod = std::clamp(C[2], 0.0f, 4.0f);
+      float Want;
+      if (MipFilter == FilterMode::Point) {
+        Want = At(unsigned(std::floor(Lod + 0.5f)), C[0], C[1]);
+      } else {
+        unsigned L0 = unsigned(std::floor(Lod));
+        float W = std::nearbyint((Lod - float(L0)) * 256) / 256;
+        Want =
+            L0 >= 4 ? At(4, C[0], C[1]) : (1 - W) * At(L0, C[0], C[1]) + W * At(L0 + 1, C[0], C[1]);
+      }
+      float Got;
+      std::memcpy(&Got, &Out[3][T * 4], 4);
+      if (!(std::fabs(Got - Want) <= 4.0f / 256) && Bad++ < 3)
+        Report << "\n    thread " << T << " lod " << C[2] << ": expected " << Want << " got "
+               << Got;
+    }
+    return Report.str();
+  };
+  return K;
+}
+
 } // namespace
 
 KernelFamily textureFamily(bool Full) {
@@ -651,6 +729,8 @@ KernelFamily textureFamily(bool Full) {
     for (const char *Mode : {"trap", "clamp", "zero"})
       if (Full || Fm.F.Channels * Fm.F.Bits != 16)
         F.Cases.push_back(surfaceCase(Fm, Mode, Seed++));
+  for (FilterMode M : {FilterMode::Point, FilterMode::Linear})
+    F.Cases.push_back(mipCase(M, Seed++));
   for (unsigned Comp = 0; Comp < 4; ++Comp)
     for (AddressMode A : Modes)
       if (Full || Comp == (unsigned(A) % 4))
