@@ -429,7 +429,16 @@ Expected<std::unique_ptr<LoadedModule>> Device::loadCompiled(ArrayRef<uint8_t> B
 
 void *Device::allocate(size_t Bytes) {
   size_t Rounded = (std::max<size_t>(Bytes, 1) + 255) & ~size_t(255);
-  void *P = std::aligned_alloc(256, Rounded);
+  // Called through a volatile pointer: the compiler would take the alignment as given.
+  void *(*volatile Allocate)(size_t, size_t) = std::aligned_alloc;
+  void *P = Allocate(256, Rounded);
+  if (P && reinterpret_cast<uintptr_t>(P) % 256) {
+    // mimalloc 2.0.9 (Debian's) returns 128-byte aligned blocks for some sizes below 4 KiB;
+    // image descriptors need 256 (textures, ImageDescriptors.h): take a page instead.
+    std::free(P);
+    Rounded = (Rounded + 4095) & ~size_t(4095);
+    P = Allocate(4096, Rounded);
+  }
   if (P)
     std::memset(P, 0, Rounded);
   return P;

@@ -12,6 +12,8 @@
 //     barrier or cross-lane operation is reachable, a loop over a workgroup's work-items.
 #include "Retarget.h"
 
+#include "ImageUnit.h"
+
 #include "LaneState.h"
 #include "MatrixEmulation.h"
 #include "Runtime.h"
@@ -423,14 +425,18 @@ bool Retargeter::lowerAmdgcn(CallInst *CI, IRBuilder<> &B) {
     break;
   }
   default:
-    if (!isEmulatedMatrixIntrinsic(ID))
-      return false;
-    R = emulateMatrixIntrinsic(CI, B, field(B, state::LaneInWave, I32), [&](Value *A, Value *D) {
-      return Call(rt::Bpermute, I32, {A, D}, true);
+    if (isEmulatedMatrixIntrinsic(ID)) {
+      R = emulateMatrixIntrinsic(CI, B, field(B, state::LaneInWave, I32), [&](Value *A, Value *D) {
+        return Call(rt::Bpermute, I32, {A, D}, true);
+      });
+      if (!R)
+        return false;
+      break;
+    }
+    // Textures and surfaces: the image unit (ImageUnit.cpp).
+    return lowerImageIntrinsic(CI, B, T, [&](StringRef Name, Type *Ret, ArrayRef<Type *> Params) {
+      return runtimeFunction(Name, Ret, Params, false);
     });
-    if (!R)
-      return false;
-    break;
   }
   if (R)
     CI->replaceAllUsesWith(R);

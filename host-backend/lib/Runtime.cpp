@@ -10,6 +10,8 @@
 // worker runs kernel code ends the launch with an error (siglongjmp back to the worker's loop).
 #include "Runtime.h"
 
+#include "ImageUnit.h"
+
 #include "LaneState.h"
 #include "ptx2amd/amdgpu-backend/KernelFault.h"
 
@@ -887,7 +889,7 @@ void __extendhfdf2();
 namespace ptx2amd::host {
 
 std::vector<std::pair<const char *, void *>> runtimeSymbols() {
-  return {
+  std::vector<std::pair<const char *, void *>> Symbols = {
       {"__truncsfbf2", reinterpret_cast<void *>(&__truncsfbf2)},
       {"__truncdfbf2", reinterpret_cast<void *>(&__truncdfbf2)},
       {"__extendbfsf2", reinterpret_cast<void *>(&__extendbfsf2)},
@@ -906,6 +908,9 @@ std::vector<std::pair<const char *, void *>> runtimeSymbols() {
       {rt::Trap, reinterpret_cast<void *>(&__ptx2amd_host_trap)},
       {rt::SteadyCounter, reinterpret_cast<void *>(&__ptx2amd_host_steady_counter)},
   };
+  for (auto &S : imageUnitSymbols()) // ImageUnit.cpp
+    Symbols.push_back(S);
+  return Symbols;
 }
 
 } // namespace ptx2amd::host

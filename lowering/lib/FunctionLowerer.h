@@ -224,6 +224,17 @@ public:
   void wmma(const ir::Instruction &I);
   /// ldmatrix, stmatrix and movmatrix on 8x8 b16 matrices.
   void matrixMove(const ir::Instruction &I);
+
+  // ---- textures and surfaces (LowerTexture.cpp) ----
+  /// The ImageObject a texture/surface handle operand designates (ptr addrspace(1)).
+  Value *imageObject(const Operand &A);
+  /// tex and tld4 on llvm.amdgcn.image.sample/gather4/load and formatted buffer loads.
+  void texture(const ir::Instruction &I);
+  void textureQuery(const ir::Instruction &I);
+  void istypep(const ir::Instruction &I);
+  /// suld.b, sust.b, sured.b with their boundary modes.
+  void surface(const ir::Instruction &I);
+  void surfaceQuery(const ir::Instruction &I);
   // ---- memory hints and address classes ----
   /// isspacep: whether a generic address lies in a state space's window.
   void isspacep(const ir::Instruction &I);

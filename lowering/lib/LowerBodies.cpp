@@ -501,6 +501,20 @@ void FunctionLowerer::lower(const ir::Instruction &I) {
     return elect(I);
   case Opcode::Isspacep:
     return isspacep(I);
+  case Opcode::Tex:
+  case Opcode::Tld4:
+    return texture(I);
+  case Opcode::Txq:
+    return textureQuery(I);
+  case Opcode::Istypep:
+    return istypep(I);
+  case Opcode::Suld:
+  case Opcode::Sust:
+  case Opcode::Sured:
+    return surface(I);
+  case Opcode::Suq:
+    return surfaceQuery(I);
+
   case Opcode::Prefetch:
   case Opcode::Prefetchu:
     return; // hints only

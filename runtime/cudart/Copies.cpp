@@ -1,7 +1,7 @@
 //===- Copies.cpp - the runtime API's 3D, peer and batched copies and 3D sets ===//
 //
-// Over the core's copy3D(), fill2D() and batches (lib/Copies.cpp). Linear memory only: CUDA
-// arrays are cudaErrorNotSupported. One device: peer copies are between device 0 and itself.
+// Over the core's copy3D(), fill2D() and batches (lib/Copies.cpp), which take CUDA arrays as
+// pitched memory. One device: peer copies are between device 0 and itself.
 
 #include "Graphs.h"
 #include "Runtime.h"

@@ -178,6 +178,14 @@ enum cudaChannelFormatKind : int {
   cudaChannelFormatKindSigned = 0,
   cudaChannelFormatKindUnsigned = 1,
   cudaChannelFormatKindFloat = 2,
+  cudaChannelFormatKindNone = 3,
+  cudaChannelFormatKindNV12 = 4,
+  // 5 to 16: UnsignedNormalized8X1, 8X2, 8X4, 16X1, 16X2, 16X4, then the same signed.
+  cudaChannelFormatKindUnsignedNormalized8X1 = 5,
+  cudaChannelFormatKindSignedNormalized16X4 = 16,
+  // 17 to 30: block-compressed formats; 31: UnsignedNormalized1010102.
+  cudaChannelFormatKindUnsignedBlockCompressed1 = 17,
+  cudaChannelFormatKindUnsignedNormalized1010102 = 31,
 };
 
 struct cudaChannelFormatDesc {
@@ -191,6 +199,91 @@ enum cudaDriverEntryPointQueryResult : int {
   cudaDriverEntryPointSymbolNotFound = 1,
   cudaDriverEntryPointVersionNotSufficent = 2,
 };
+
+// CUDA arrays and the objects that read them (Textures.h): handles, descriptions and flags.
+typedef struct cudaArray *cudaArray_t;
+typedef const struct cudaArray *cudaArray_const_t;
+typedef struct cudaMipmappedArray *cudaMipmappedArray_t;
+typedef const struct cudaMipmappedArray *cudaMipmappedArray_const_t;
+typedef unsigned long long cudaTextureObject_t;
+typedef unsigned long long cudaSurfaceObject_t;
+
+enum cudaResourceType : int {
+  cudaResourceTypeArray = 0,
+  cudaResourceTypeMipmappedArray = 1,
+  cudaResourceTypeLinear = 2,
+  cudaResourceTypePitch2D = 3,
+};
+
+struct cudaResourceDesc {
+  cudaResourceType resType;
+  union {
+    struct {
+      cudaArray_t array;
+    } array;
+    struct {
+      cudaMipmappedArray_t mipmap;
+    } mipmap;
+    struct {
+      void *devPtr;
+      cudaChannelFormatDesc desc;
+      size_t sizeInBytes;
+    } linear;
+    struct {
+      void *devPtr;
+      cudaChannelFormatDesc desc;
+      size_t width, height; ///< elements
+      size_t pitchInBytes;
+    } pitch2D;
+    int reserved[32];
+  } res;
+  unsigned flags; ///< must be 0
+};
+static_assert(sizeof(cudaResourceDesc) == 144 && offsetof(cudaResourceDesc, flags) == 136);
+
+enum cudaTextureAddressMode : int {
+  cudaAddressModeWrap = 0,
+  cudaAddressModeClamp = 1,
+  cudaAddressModeMirror = 2,
+  cudaAddressModeBorder = 3,
+};
+enum cudaTextureFilterMode : int { cudaFilterModePoint = 0, cudaFilterModeLinear = 1 };
+enum cudaTextureReadMode : int { cudaReadModeElementType = 0, cudaReadModeNormalizedFloat = 1 };
+
+struct cudaTextureDesc {
+  cudaTextureAddressMode addressMode[3];
+  cudaTextureFilterMode filterMode;
+  cudaTextureReadMode readMode;
+  int sRGB;
+  float borderColor[4];
+  int normalizedCoords;
+  unsigned maxAnisotropy;
+  cudaTextureFilterMode mipmapFilterMode;
+  float mipmapLevelBias, minMipmapLevelClamp, maxMipmapLevelClamp;
+  int disableTrilinearOptimization;
+  int seamlessCubemap;
+};
+static_assert(sizeof(cudaTextureDesc) == 72);
+
+/// cudaResourceViewFormat (CUresourceViewFormat has the same values): 0 none, 0x01 to 0x18
+/// unsigned/signed char, short, int and half, float in 1, 2 and 4 channels, 0x19 to 0x22 BC.
+typedef int cudaResourceViewFormat;
+
+struct cudaResourceViewDesc {
+  cudaResourceViewFormat format;
+  size_t width, height, depth;
+  unsigned firstMipmapLevel, lastMipmapLevel;
+  unsigned firstLayer, lastLayer;
+  unsigned reserved[16];
+};
+static_assert(sizeof(cudaResourceViewDesc) == 112);
+
+struct cudaArrayMemoryRequirements {
+  size_t size;
+  size_t alignment;
+  unsigned reserved[4];
+};
+static_assert(sizeof(cudaArrayMemoryRequirements) == 32);
 
 // Opaque handles: programs only pass them back.
 typedef struct CUstream_st *cudaStream_t;

@@ -77,8 +77,9 @@ template <typename Body> CUresult inContext(Body &&B) noexcept {
   });
 }
 
-/// Where one side of a described copy (CUDA_MEMCPY2D/3D) is: host or device memory by \p Type;
-/// arrays are not supported yet. \p What ("a 3D copy from") begins the messages.
+/// Where one side of a described copy (CUDA_MEMCPY2D/3D) is: host or device memory by \p Type
+/// (the callers place arrays, CU_MEMORYTYPE_ARRAY, with arrayRegion). \p What ("a 3D copy from")
+/// begins the messages.
 cudaError_t copyMemory(CUmemorytype Type, const void *Host, CUdeviceptr Device, const char *What,
                        const char *&Out);
 /// A CUdeviceptr as the address it is (one address space).
@@ -444,4 +445,38 @@ CUresult cuEventSynchronize(CUevent Event);
 CUresult cuEventQuery(CUevent Event);
 CUresult cuEventElapsedTime(float *Ms, CUevent Start, CUevent End);
 CUresult cuEventElapsedTime_v2(float *Ms, CUevent Start, CUevent End);
+// Arrays, array copies, texture and surface objects (DriverTextures.cpp).
+CUresult cuArrayCreate_v2(CUarray *Out, const CUDA_ARRAY_DESCRIPTOR *D);
+CUresult cuArray3DCreate_v2(CUarray *Out, const CUDA_ARRAY3D_DESCRIPTOR *D);
+CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *Out, CUarray A);
+CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *Out, CUarray A);
+CUresult cuArrayDestroy(CUarray A);
+CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *Out, CUarray A, CUdevice Dev);
+CUresult cuMipmappedArrayCreate(CUmipmappedArray *Out, const CUDA_ARRAY3D_DESCRIPTOR *D,
+                                unsigned Levels);
+CUresult cuMipmappedArrayGetLevel(CUarray *Out, CUmipmappedArray M, unsigned Level);
+CUresult cuMipmappedArrayDestroy(CUmipmappedArray M);
+CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *Out,
+                                               CUmipmappedArray M, CUdevice Dev);
+CUresult cuMemcpyHtoA_v2(CUarray Dst, size_t DstOffset, const void *Src, size_t Bytes);
+CUresult cuMemcpyHtoAAsync_v2(CUarray Dst, size_t DstOffset, const void *Src, size_t Bytes,
+                              CUstream Stream);
+CUresult cuMemcpyAtoH_v2(void *Dst, CUarray Src, size_t SrcOffset, size_t Bytes);
+CUresult cuMemcpyAtoHAsync_v2(void *Dst, CUarray Src, size_t SrcOffset, size_t Bytes,
+                              CUstream Stream);
+CUresult cuMemcpyDtoA_v2(CUarray Dst, size_t DstOffset, CUdeviceptr Src, size_t Bytes);
+CUresult cuMemcpyAtoD_v2(CUdeviceptr Dst, CUarray Src, size_t SrcOffset, size_t Bytes);
+CUresult cuMemcpyAtoA_v2(CUarray Dst, size_t DstOffset, CUarray Src, size_t SrcOffset,
+                         size_t Bytes);
+CUresult cuTexObjectCreate(CUtexObject *Out, const CUDA_RESOURCE_DESC *Res,
+                           const CUDA_TEXTURE_DESC *Tex, const CUDA_RESOURCE_VIEW_DESC *View);
+CUresult cuTexObjectDestroy(CUtexObject Object);
+CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *Out, CUtexObject Object);
+CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *Out, CUtexObject Object);
+CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *Out, CUtexObject Object);
+CUresult cuSurfObjectCreate(CUsurfObject *Out, const CUDA_RESOURCE_DESC *Res);
+CUresult cuSurfObjectDestroy(CUsurfObject Object);
+CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *Out, CUsurfObject Object);
+CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *Out, CUarray_format Format,
+                                            unsigned NumChannels, CUdevice Dev);
 }

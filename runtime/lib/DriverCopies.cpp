@@ -4,6 +4,7 @@
 // Every context is over the one device, so a peer copy is a copy whose contexts are checked.
 
 #include "Driver.h"
+#include "Textures.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -13,10 +14,27 @@ using namespace ptx2amd::runtime;
 
 namespace {
 
-/// Where one side of a CUDA_MEMCPY3D starts: its memory offset by slice, row and byte column.
-cudaError_t side3D(CUmemorytype Type, const void *Host, CUdeviceptr Device, size_t X, size_t Y,
-                   size_t Z, size_t &Pitch, size_t Height, const CUDA_MEMCPY3D &C, const char *What,
-                   const char *&Out) {
+/// Where one side of a CUDA_MEMCPY3D starts, its pitch and its slice pitch: an array's level, or
+/// memory offset by slice, row and byte column.
+cudaError_t side3D(CUmemorytype Type, const void *Host, CUdeviceptr Device, CUarray Array,
+                   size_t Lod, size_t X, size_t Y, size_t Z, size_t &Pitch, size_t &Slice,
+                   size_t Height, const CUDA_MEMCPY3D &C, const char *What, const char *&Out) {
+  if (Type == CU_MEMORYTYPE_ARRAY) {
+    if (Lod)
+      return fail(cudaErrorInvalidValue, formatv("{0} an array at level {1}: levels are arrays "
+                                                 "of their own (cuMipmappedArrayGetLevel)",
+                                                 What, Lod)
+                                             .str());
+    char *At = nullptr;
+    ArrayLevel L;
+    if (cudaError_t E = arrayRegion(reinterpret_cast<cudaArray_t>(Array), X, Y, Z, C.WidthInBytes,
+                                    C.Height, C.Depth, What, At, L))
+      return E;
+    Out = At;
+    Pitch = L.RowPitch;
+    Slice = L.SlicePitch;
+    return cudaSuccess;
+  }
   if (cudaError_t E = copyMemory(Type, Host, Device, What, Out))
     return E;
   // One row needs no pitch: CUDA's runtime describes 1D copies so (memcpy graph nodes).
@@ -32,6 +50,7 @@ cudaError_t side3D(CUmemorytype Type, const void *Host, CUdeviceptr Device, size
         cudaErrorInvalidValue,
         formatv("a 3D copy of {0} rows at y {1} through slices of {2} rows", C.Height, Y, Height)
             .str());
+  Slice = Pitch * Height;
   Out += (Z * Height + Y) * Pitch + X;
   return cudaSuccess;
 }
@@ -81,24 +100,19 @@ cudaError_t describeCopy3D(const CUDA_MEMCPY3D &C, Copy3D &Out) {
   if (C.reserved0 || C.reserved1)
     return fail(cudaErrorInvalidValue, "CUDA_MEMCPY3D's reserved fields are not null");
   const char *Src = nullptr, *Dst = nullptr;
-  size_t SrcPitch = C.srcPitch, DstPitch = C.dstPitch;
-  if (cudaError_t E = side3D(C.srcMemoryType, C.srcHost, C.srcDevice, C.srcXInBytes, C.srcY, C.srcZ,
-                             SrcPitch, C.srcHeight, C, "a 3D copy from", Src))
+  size_t SrcPitch = C.srcPitch, DstPitch = C.dstPitch, SrcSlice = 0, DstSlice = 0;
+  if (cudaError_t E =
+          side3D(C.srcMemoryType, C.srcHost, C.srcDevice, C.srcArray, C.srcLOD, C.srcXInBytes,
+                 C.srcY, C.srcZ, SrcPitch, SrcSlice, C.srcHeight, C, "a 3D copy from", Src))
     return E;
-  if (cudaError_t E = side3D(C.dstMemoryType, C.dstHost, C.dstDevice, C.dstXInBytes, C.dstY, C.dstZ,
-                             DstPitch, C.dstHeight, C, "a 3D copy to", Dst))
+  if (cudaError_t E =
+          side3D(C.dstMemoryType, C.dstHost, C.dstDevice, C.dstArray, C.dstLOD, C.dstXInBytes,
+                 C.dstY, C.dstZ, DstPitch, DstSlice, C.dstHeight, C, "a 3D copy to", Dst))
     return E;
   // One address space: where each side is, the copy finds out (cudaMemcpyDefault).
-  Out = {Src,
-         SrcPitch,
-         SrcPitch * C.srcHeight,
-         const_cast<char *>(Dst),
-         DstPitch,
-         DstPitch * C.dstHeight,
-         C.WidthInBytes,
-         C.Height,
-         C.Depth,
-         cudaMemcpyDefault};
+  Out = {Src,      SrcPitch,         SrcSlice,       const_cast<char *>(Dst),
+         DstPitch, DstSlice,         C.WidthInBytes, C.Height,
+         C.Depth,  cudaMemcpyDefault};
   return cudaSuccess;
 }
 

@@ -5,6 +5,7 @@
 
 #include "Driver.h"
 #include "Graphs.h"
+#include "Textures.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -26,10 +27,8 @@ cudaError_t copyMemory(CUmemorytype Type, const void *Host, CUdeviceptr Device, 
   case CU_MEMORYTYPE_UNIFIED:
     Out = static_cast<const char *>(pointer(Device));
     break;
-  case CU_MEMORYTYPE_ARRAY:
-    return fail(
-        cudaErrorNotSupported,
-        formatv("{0} a CUDA array (textures and arrays are not supported yet)", What).str());
+  case CU_MEMORYTYPE_ARRAY: // the callers place arrays themselves (arrayRegion)
+    return fail(cudaErrorInvalidValue, formatv("{0} an array in no place", What).str());
   default:
     return fail(cudaErrorInvalidValue, formatv("memory type {0}", int(Type)).str());
   }
@@ -56,10 +55,20 @@ CUresult allocateDevice(CUdeviceptr *Ptr, size_t Bytes, loader::MemoryKind Kind)
   });
 }
 
-/// Where a side of a 2D copy starts: its memory (arrays are not supported yet), offset by its
-/// row and byte column.
-cudaError_t copySide(CUmemorytype Type, const void *Host, CUdeviceptr Device, size_t X, size_t Y,
-                     size_t Pitch, const char *&Out) {
+/// Where a side of a 2D copy starts, and its pitch: an array's level (with the level's pitch),
+/// or memory offset by its row and byte column.
+cudaError_t copySide(CUmemorytype Type, const void *Host, CUdeviceptr Device, void *Array, size_t X,
+                     size_t Y, size_t &Pitch, const CUDA_MEMCPY2D &C, const char *&Out) {
+  if (Type == CU_MEMORYTYPE_ARRAY) {
+    char *At = nullptr;
+    ArrayLevel L;
+    if (cudaError_t E = arrayRegion(static_cast<cudaArray_t>(Array), X, Y, 0, C.WidthInBytes,
+                                    C.Height, 1, "a 2D copy of", At, L))
+      return E;
+    Out = At;
+    Pitch = L.RowPitch;
+    return cudaSuccess;
+  }
   if (cudaError_t E = copyMemory(Type, Host, Device, "a 2D copy to or from", Out))
     return E;
   Out += Y * Pitch + X;
@@ -70,14 +79,15 @@ cudaError_t copyDescribed2D(const CUDA_MEMCPY2D *C, CUstream Stream, bool Wait) 
   if (!C)
     return fail(cudaErrorInvalidValue);
   const char *Src = nullptr, *Dst = nullptr;
-  if (cudaError_t E = copySide(C->srcMemoryType, C->srcHost, C->srcDevice, C->srcXInBytes, C->srcY,
-                               C->srcPitch, Src))
+  size_t SrcPitch = C->srcPitch, DstPitch = C->dstPitch;
+  if (cudaError_t E = copySide(C->srcMemoryType, C->srcHost, C->srcDevice, C->srcArray,
+                               C->srcXInBytes, C->srcY, SrcPitch, *C, Src))
     return E;
-  if (cudaError_t E = copySide(C->dstMemoryType, C->dstHost, C->dstDevice, C->dstXInBytes, C->dstY,
-                               C->dstPitch, Dst))
+  if (cudaError_t E = copySide(C->dstMemoryType, C->dstHost, C->dstDevice, C->dstArray,
+                               C->dstXInBytes, C->dstY, DstPitch, *C, Dst))
     return E;
   // One address space: where each side is, the copy finds out (cudaMemcpyDefault).
-  return copy2D(const_cast<char *>(Dst), C->dstPitch, Src, C->srcPitch, C->WidthInBytes, C->Height,
+  return copy2D(const_cast<char *>(Dst), DstPitch, Src, SrcPitch, C->WidthInBytes, C->Height,
                 cudaMemcpyDefault, Stream, Wait);
 }
 

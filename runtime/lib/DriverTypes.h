@@ -110,6 +110,82 @@ struct CUDA_MEMCPY2D {
 };
 
 typedef struct CUarray_st *CUarray;
+typedef struct CUmipmappedArray_st *CUmipmappedArray;
+typedef unsigned long long CUtexObject;
+typedef unsigned long long CUsurfObject;
+
+/// CUarray_format: element formats of arrays and texture resources (Textures.h maps them to
+/// channel descriptions).
+typedef int CUarray_format;
+
+struct CUDA_ARRAY_DESCRIPTOR {
+  size_t Width, Height;
+  CUarray_format Format;
+  unsigned NumChannels;
+};
+static_assert(sizeof(CUDA_ARRAY_DESCRIPTOR) == 24);
+
+struct CUDA_ARRAY3D_DESCRIPTOR {
+  size_t Width, Height, Depth;
+  CUarray_format Format;
+  unsigned NumChannels;
+  unsigned Flags; ///< CUDA_ARRAY3D_*, the same bits as cudaArray* flags
+};
+static_assert(sizeof(CUDA_ARRAY3D_DESCRIPTOR) == 40);
+
+struct CUDA_ARRAY_MEMORY_REQUIREMENTS {
+  size_t size, alignment;
+  unsigned reserved[4];
+};
+
+struct CUDA_RESOURCE_DESC {
+  int resType; ///< CUresourcetype: the values of cudaResourceType
+  union {
+    struct {
+      CUarray hArray;
+    } array;
+    struct {
+      CUmipmappedArray hMipmappedArray;
+    } mipmap;
+    struct {
+      CUdeviceptr devPtr;
+      CUarray_format format;
+      unsigned numChannels;
+      size_t sizeInBytes;
+    } linear;
+    struct {
+      CUdeviceptr devPtr;
+      CUarray_format format;
+      unsigned numChannels;
+      size_t width, height, pitchInBytes;
+    } pitch2D;
+    int reserved[32];
+  } res;
+  unsigned flags;
+};
+static_assert(sizeof(CUDA_RESOURCE_DESC) == 144 && offsetof(CUDA_RESOURCE_DESC, flags) == 136);
+
+/// CUDA_TEXTURE_DESC's flags (CU_TRSF_*).
+inline constexpr unsigned CuTrsfReadAsInteger = 0x01;
+inline constexpr unsigned CuTrsfNormalizedCoordinates = 0x02;
+inline constexpr unsigned CuTrsfSrgb = 0x10;
+inline constexpr unsigned CuTrsfDisableTrilinearOptimization = 0x20;
+inline constexpr unsigned CuTrsfSeamlessCubemap = 0x40;
+
+struct CUDA_TEXTURE_DESC {
+  int addressMode[3]; ///< CUaddress_mode: the values of cudaTextureAddressMode
+  int filterMode;     ///< CUfilter_mode: the values of cudaTextureFilterMode
+  unsigned flags;
+  unsigned maxAnisotropy;
+  int mipmapFilterMode;
+  float mipmapLevelBias, minMipmapLevelClamp, maxMipmapLevelClamp;
+  float borderColor[4];
+  int reserved[12];
+};
+static_assert(sizeof(CUDA_TEXTURE_DESC) == 104);
+
+/// The runtime's cudaResourceViewDesc, field for field (the formats have the same values).
+typedef cudaResourceViewDesc CUDA_RESOURCE_VIEW_DESC;
 
 struct CUDA_MEMCPY3D {
   size_t srcXInBytes, srcY, srcZ, srcLOD;

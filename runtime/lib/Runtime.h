@@ -327,7 +327,7 @@ cudaError_t fillElements(void *Dst, uint32_t Value, unsigned ElementBytes, size_
 cudaError_t fill2D(void *Dst, size_t Pitch, uint32_t Value, unsigned ElementBytes, size_t Width,
                    size_t Height, cudaStream_t S, bool Wait);
 /// The copy a cudaMemcpy3DParms describes (cudaMemcpy3D, memcpy graph nodes), between linear
-/// memories: CUDA arrays are cudaErrorNotSupported.
+/// memories and CUDA array levels (Textures.h), which are pitched memory.
 cudaError_t describeCopy3D(const cudaMemcpy3DParms &P, Copy3D &Out);
 /// cudaMemcpyBatchAsync, cuMemcpyBatchAsync: \p Count copies on \p S, copy i with the attributes
 /// Attrs[k] of the last AttrIdxs[k] <= i. \p FailIdx (optional): the copy that failed, SIZE_MAX
@@ -335,7 +335,7 @@ cudaError_t describeCopy3D(const cudaMemcpy3DParms &P, Copy3D &Out);
 cudaError_t copyBatch(void *const *Dsts, const void *const *Srcs, const size_t *Sizes, size_t Count,
                       const cudaMemcpyAttributes *Attrs, const size_t *AttrIdxs, size_t NumAttrs,
                       size_t *FailIdx, cudaStream_t S);
-/// cudaMemcpy3DBatchAsync, cuMemcpy3DBatchAsync: between pointer operands (arrays: not supported).
+/// cudaMemcpy3DBatchAsync, cuMemcpy3DBatchAsync: between pointer and array operands.
 cudaError_t copy3DBatch(size_t NumOps, const cudaMemcpy3DBatchOp *Ops, unsigned long long Flags,
                         size_t *FailIdx, cudaStream_t S);
 

@@ -22,6 +22,10 @@ KernelFamily asyncCopies();
 /// mma.sync, ldmatrix, stmatrix and movmatrix (TensorFamilies.cpp).
 KernelFamily tensorCores();
 
+/// tex, tld4, suld and sust against the CUDA Programming Guide's texture fetching
+/// (TextureFamilies.cpp); \p Full: every combination, else the CI sample.
+KernelFamily textureFamily(bool Full);
+
 /// Cases that fail because of a lowering or host-backend bug (KnownFailures.cpp).
 const std::vector<KnownFailure> &knownFailures();
 

@@ -43,7 +43,8 @@ std::string kernelModule(const KernelFamily &F) {
 }
 
 /// Runs case \p C (kernel `k<Index>` of \p M); returns the failure text, or empty on success.
-std::string runCase(host::Device &D, host::LoadedModule &M, const KernelCase &C, size_t Index) {
+std::string runCase(host::Device &D, host::LoadedModule &M, const KernelCase &C, size_t Index,
+                    const std::string &Target) {
   const std::string Kernel = "k" + std::to_string(Index);
   if (std::string Why = M.unavailableReason(Kernel); !Why.empty())
     return "unavailable: " + Why;
@@ -60,8 +61,17 @@ std::string runCase(host::Device &D, host::LoadedModule &M, const KernelCase &C,
     Device.push_back(D.allocate(std::max<size_t>(B.size() * 4, 8)));
     if (!Device.back())
       return "out of device memory";
-    std::memcpy(Device.back(), B.data(), B.size() * 4);
   }
+  std::vector<Words> Initial = C.Buffers;
+  if (C.Place) {
+    std::vector<uint64_t> Addresses;
+    for (void *P : Device)
+      Addresses.push_back(reinterpret_cast<uint64_t>(P));
+    if (std::string Why = C.Place(Target, Addresses, Initial); !Why.empty())
+      return Why;
+  }
+  for (size_t J = 0; J < Initial.size(); ++J)
+    std::memcpy(Device[J], Initial[J].data(), Initial[J].size() * 4);
   std::vector<Arg> Args = C.Args;
   if (Args.empty())
     for (size_t J = 0; J < C.Buffers.size(); ++J)
@@ -136,7 +146,7 @@ FamilyResult runKernelFamily(const KernelFamily &F, const std::string &Target, c
     const KernelCase &C = F.Cases[I];
     Res.Inputs += uint64_t(C.Grid.X) * C.Grid.Y * C.Grid.Z * C.Block.X * C.Block.Y * C.Block.Z;
     ++Res.Sampled;
-    std::string Failure = M ? runCase(*D, *M, C, I) : "module not loaded: " + LoadError;
+    std::string Failure = M ? runCase(*D, *M, C, I, Target) : "module not loaded: " + LoadError;
     const bool IsKnown = std::any_of(Known.begin(), Known.end(), [&](const KnownFailure &K) {
       return K.Family == F.Name && K.Case == C.Name && (K.Target.empty() || K.Target == Target);
     });

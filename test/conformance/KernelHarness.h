@@ -46,6 +46,11 @@ struct KernelCase {
   Dims Grid, Block;
   uint32_t DynamicSharedBytes = 0;
   std::vector<Words> Buffers; ///< initial contents
+  /// Fills in the words of the initial contents that depend on where the buffers lie (texture
+  /// and surface objects hold addresses) for \p Target; returns why it cannot, or empty.
+  std::function<std::string(const std::string &Target, const std::vector<uint64_t> &Addresses,
+                            std::vector<Words> &Buffers)>
+      Place;
   /// Compares the buffers after the launch (\p Out) with the reference computed from their
   /// initial contents (\p In); returns the mismatches as text, empty when they agree.
   std::function<std::string(const std::vector<Words> &In, const std::vector<Words> &Out)> Check;

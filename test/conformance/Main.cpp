@@ -82,6 +82,7 @@ int main(int argc, char **argv) {
   Kernels.push_back(namedBarriers());
   Kernels.push_back(asyncCopies());
   Kernels.push_back(tensorCores());
+  Kernels.push_back(textureFamily(/*Full=*/O.Random >= 200000));
   if (List) {
     for (const Family &F : All)
       std::printf("%s: %zu cases\n", F.Name.c_str(), F.Cases.size());

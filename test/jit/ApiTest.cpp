@@ -69,7 +69,7 @@ const char PartialPtx[] = R"(.version 9.0
   .reg .b32 %r<5>;
   .reg .b64 %rd1;
   ld.param.u64 %rd1, [t];
-  tex.1d.v4.s32.s32 {%r1, %r2, %r3, %r4}, [%rd1, {%r1}];
+  tex.2dms.v4.s32.s32 {%r1, %r2, %r3, %r4}, [%rd1, {%r1, %r1, %r1, %r1}];
   st.param.b32 [r], %r1;
   ret;
 }

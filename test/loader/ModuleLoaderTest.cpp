@@ -174,7 +174,7 @@ const char *PartialPtx = R"(.version 7.0
   .reg .b32 %r<5>;
   .reg .b64 %rd1;
   ld.param.u64 %rd1, [t];
-  tex.1d.v4.s32.s32 {%r1, %r2, %r3, %r4}, [%rd1, {%r1}];
+  tex.2dms.v4.s32.s32 {%r1, %r2, %r3, %r4}, [%rd1, {%r1, %r1, %r1, %r1}];
   st.global.u32 [%rd1], %r1;
   ret;
 }
@@ -373,7 +373,7 @@ TEST_CASE("a kernel that failed to translate is named with the reason; the other
     INFO(Why);
     CHECK(Why.find("kernel 'uses_tex'") != std::string::npos);
     CHECK(Why.find("partial.ptx:9:3") != std::string::npos);
-    CHECK(Why.find("'tex.1d.v4.s32.s32' is not supported yet") != std::string::npos);
+    CHECK(Why.find("'tex.2dms.v4.s32.s32' is not supported yet") != std::string::npos);
     CHECK(errorText(M->kernel("missing")).find("'missing'") != std::string::npos);
     int *Out = static_cast<int *>(ok(D->allocate(32 * sizeof(int), MemoryKind::Device)));
     int V = 40;
@@ -392,7 +392,7 @@ TEST_CASE("a kernel that failed to translate is named with the reason; the other
   INFO(Why);
   CHECK(Why.rfind("kernel 'uses_tex' of 'partial.ptx' cannot be loaded: ", 0) == 0);
   CHECK(Why.find("partial.ptx:9:3") != std::string::npos);
-  CHECK(Why.find("'tex.1d.v4.s32.s32' is not supported yet") != std::string::npos);
+  CHECK(Why.find("'tex.2dms.v4.s32.s32' is not supported yet") != std::string::npos);
   CHECK(ok(M->kernel("plain")).metadata().Name == "plain");
 }
 

@@ -3,8 +3,8 @@
 // pitches, slice heights and positions, cudaMemset3D on a sub-box, a kernel over the pitched
 // memory, the asynchronous forms on a stream, cudaMemcpy3DPeer and cudaMemcpyPeer on device 0,
 // batches (cudaMemcpyBatchAsync, cudaMemcpy3DBatchAsync), and a 3D copy and a batch captured into
-// a graph. Every byte is checked against a model of the memories on the CPU. CUDA arrays are
-// refused (not supported yet).
+// a graph. Every byte is checked against a model of the memories on the CPU. A handle that is
+// no CUDA array is refused (arrays have their own program, arrays_api).
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -302,12 +302,12 @@ int main() {
     modelCopy(mPacked, make_cudaPos(0, 0, 0), mDev2, make_cudaPos(9, 5, 2), e);
     if (checkHost("3D batch", packed.data(), mPacked))
       return 1;
-    op.src.type = cudaMemcpyOperandTypeArray;
-    EXPECT(cudaMemcpy3DBatchAsync(1, &op, 0, s) == cudaErrorNotSupported);
-    CK(cudaGetLastError() == cudaErrorNotSupported ? cudaSuccess : cudaErrorUnknown);
+    op.src.type = cudaMemcpyOperandTypeArray; // its pointer is no array
+    EXPECT(cudaMemcpy3DBatchAsync(1, &op, 0, s) == cudaErrorInvalidResourceHandle);
+    CK(cudaGetLastError() == cudaErrorInvalidResourceHandle ? cudaSuccess : cudaErrorUnknown);
   }
 
-  // Refused: rows wider than the pitch; a CUDA array (not supported yet, and never touched).
+  // Refused: rows wider than the pitch; a CUDA array handle that is none (never touched).
   {
     cudaMemcpy3DParms p = {};
     p.srcPtr = dev;
@@ -319,7 +319,7 @@ int main() {
     p.extent = make_cudaExtent(8, 1, 1);
     p.dstPtr = make_cudaPitchedPtr(nullptr, 0, 0, 0);
     p.dstArray = reinterpret_cast<cudaArray_t>(uintptr_t(0x1000));
-    EXPECT(cudaMemcpy3D(&p) == cudaErrorNotSupported);
+    EXPECT(cudaMemcpy3D(&p) == cudaErrorInvalidResourceHandle);
     cudaGetLastError();
   }
 

@@ -112,9 +112,26 @@ struct SamplerState {
 /// (the lowering tests these bits; DESIGN.md lists which modes take which path).
 enum ImageObjectFlags : uint32_t {
   ImageIsSurface = 1u << 0,
+  /// Resource holds a V# (buffer resource, first 4 dwords): tex1Dfetch on linear memory is a
+  /// formatted buffer load by element index, not an image instruction.
   ImageIsBuffer = 1u << 1,
-  /// more bits as the implementation needs them, each documented here
+  /// Unnormalized coordinates on a shape where AMD's FORCE_UNNORMALIZED does not apply (3D,
+  /// arrays' and cube maps' faces, mipmapped images): the S# samples normalized coordinates and
+  /// the kernel divides each coordinate by the extent (Width, Height, Depth below) first.
+  ImageNormalizeInCode = 1u << 2,
 };
+
+/// TexelFormat packed into one dword (ImageObject::Format) for txq/suq and the image unit:
+/// channels in bits 0-7, bits per channel in 8-15, ChannelType in 16-23, Normalized bit 24,
+/// Srgb bit 25.
+constexpr uint32_t packTexelFormat(const TexelFormat &F) {
+  return uint32_t(F.Channels) | uint32_t(F.Bits) << 8 | uint32_t(F.Type) << 16 |
+         uint32_t(F.Normalized) << 24 | uint32_t(F.Srgb) << 25;
+}
+constexpr TexelFormat unpackTexelFormat(uint32_t P) {
+  return TexelFormat{uint8_t(P & 0xff), uint8_t(P >> 8 & 0xff), ChannelType(P >> 16 & 0xff),
+                     bool(P >> 24 & 1), bool(P >> 25 & 1)};
+}
 
 /// One texture or surface object in device memory; its device address is the 64-bit
 /// cudaTextureObject_t / cudaSurfaceObject_t value the kernel receives; 128 bytes, 64-byte
@@ -124,10 +141,37 @@ struct ImageObject {
   uint32_t Sampler[4] = {};  ///< S#; zero for surfaces
   uint32_t Flags = 0;        ///< ImageObjectFlags
   /// Plain copies for txq/suq and the code paths the flags select, so they are loads rather
-  /// than descriptor decoding: width, height, depth, layers, levels, texel bytes, and spare.
+  /// than descriptor decoding: width, height, depth, layers, levels (of the view), texel bytes.
   uint32_t Width = 0, Height = 0, Depth = 0, Layers = 0, Levels = 0, TexelBytes = 0;
-  uint32_t Spare[13] = {};
+  uint32_t Format = 0;      ///< packTexelFormat of the texels
+  uint32_t SamplerInfo = 0; ///< txq's view of the sampler: see ImageSamplerInfo
+  uint32_t Spare[11] = {};
 };
+static_assert(sizeof(ImageObject) == 128, "the lowering reads ImageObject at fixed offsets");
+
+/// Byte offsets of ImageObject's fields, for the lowering's loads.
+enum ImageObjectOffset : unsigned {
+  ImageObjectResource = 0,
+  ImageObjectSampler = 32,
+  ImageObjectFlagsOffset = 48,
+  ImageObjectWidth = 52,
+  ImageObjectHeight = 56,
+  ImageObjectDepth = 60,
+  ImageObjectLayers = 64,
+  ImageObjectLevels = 68,
+  ImageObjectTexelBytes = 72,
+  ImageObjectFormat = 76,
+  ImageObjectSamplerInfo = 80,
+};
+
+/// ImageObject::SamplerInfo: filter mode bit 0, normalized coordinates bit 1, address modes of
+/// the three dimensions in bits 8-9, 10-11, 12-13 (AddressMode values).
+enum ImageSamplerInfo : uint32_t {
+  SamplerInfoLinear = 1u << 0,
+  SamplerInfoNormalized = 1u << 1,
+  SamplerInfoAddressShift = 8,
+};
+
 static_assert(sizeof(ImageObject) == 128, "the lowering reads ImageObject at fixed offsets");
 
 /// The object for a texture over \p Image sampled as \p Sampler on \p T. An error names a

@@ -498,10 +498,10 @@ int main() {
     std::vector<unsigned char> row(50);
     CU(cuMemcpyDtoH(row.data(), pitched + (1 * 8 + 1) * pitch, 50));
     EXPECT(row[4] == 0x77 && row[5] == in[(1 * hostRows + 2) * hostPitch + 3] && row[45] == 0x77);
-    // Arrays are not supported yet; the peer forms take contexts.
+    // An array side needs an array (driver_arrays has them); the peer forms take contexts.
     CUDA_MEMCPY3D arr = c;
     arr.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-    EXPECT(cuMemcpy3D(&arr) == CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(cuMemcpy3D(&arr) == CUDA_ERROR_INVALID_HANDLE);
     CUDA_MEMCPY3D_PEER peer = {};
     peer.srcMemoryType = CU_MEMORYTYPE_DEVICE;
     peer.srcDevice = pitched;
