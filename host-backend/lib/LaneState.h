@@ -46,6 +46,12 @@ inline constexpr const char *Barrier = "__ptx2amd_host_barrier";
 inline constexpr const char *Sleep = "__ptx2amd_host_sleep";
 inline constexpr const char *Trap = "__ptx2amd_host_trap";
 inline constexpr const char *SteadyCounter = "__ptx2amd_host_steady_counter";
+// Compiled workgroups (WorkGroup.cpp): a work-item's frame, what it posts at a synchronisation
+// point and the result it gets back; the resume helper each module with such kernels defines.
+inline constexpr const char *Frame = "__ptx2amd_host_frame";
+inline constexpr const char *Post = "__ptx2amd_host_post";
+inline constexpr const char *Result = "__ptx2amd_host_result";
+inline constexpr const char *Resume = "__ptx2amd_host_resume";
 } // namespace rt
 
 } // namespace ptx2amd::host

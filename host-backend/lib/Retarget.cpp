@@ -8,12 +8,15 @@
 //     it, and the kernels that reach them, unavailable with a reason naming it;
 //   - memory accesses through 32-bit private pointers go through zero-extended addresses;
 //     private allocas move to the (low) host stack and keep a 32-bit address;
-//   - kernels become C functions of the kernarg segment: an entry (one work-item) and, when no
-//     barrier or cross-lane operation is reachable, a loop over a workgroup's work-items.
+//   - kernels become C functions of the kernarg segment: an entry (one work-item, for fibers)
+//     and either a loop over a workgroup's work-items (no barrier or cross-lane operation is
+//     reachable) or a compiled workgroup's resumable work-item (WorkGroup.cpp).
 #include "Retarget.h"
 
 #include "LaneState.h"
 #include "Runtime.h"
+#include "SyncOps.h"
+#include "WorkGroup.h"
 
 #include "ptx2amd/amdgpu-backend/Kernarg.h"
 
@@ -686,12 +689,17 @@ Retargeter::reachingCallers(const std::set<const Function *> &Seeds) const {
 }
 
 void Retargeter::buildWrappers() {
-  std::set<const Function *> CrossLane;
-  for (StringRef Name :
-       {rt::Barrier, rt::WaveBarrier, rt::Ballot, rt::Bpermute, rt::Readlane, rt::Readfirstlane})
-    if (Function *F = M.getFunction(Name))
-      CrossLane.insert(F);
-  SetVector<const Function *> NeedFibers = reachingCallers(CrossLane);
+  // Kernels that meet (a barrier or a cross-lane operation) need a workgroup's lanes together;
+  // within those, every synchronisation point (s_sleep's yield too) must reach the body.
+  std::set<const Function *> Meets, Syncs;
+  for (const SyncOp &S : syncOps())
+    if (Function *F = M.getFunction(S.Runtime)) {
+      Syncs.insert(F);
+      if (S.Kind != SyncKind::Yield)
+        Meets.insert(F);
+    }
+  SetVector<const Function *> NeedFibers = reachingCallers(Meets);
+  SetVector<const Function *> ReachesSync = reachingCallers(Syncs);
   std::set<const Function *> BrokenSet;
   for (auto &[F, _] : Broken)
     BrokenSet.insert(F);
@@ -723,8 +731,15 @@ void Retargeter::buildWrappers() {
     B.SetInsertPoint(BasicBlock::Create(C, "entry", Entry));
     B.CreateCall(KF, Params(Entry->getArg(0)));
     B.CreateRetVoid();
-    if (K.NeedsFibers)
+    if (K.NeedsFibers) {
+      if (!K.Unavailable.empty())
+        continue;
+      K.WorkGroup = "__ptx2amd_host_wg_" + K.Meta.Name;
+      K.FiberReason = formWorkGroup(*Entry, K.WorkGroup, ReachesSync);
+      if (!K.FiberReason.empty())
+        K.WorkGroup.clear();
       continue;
+    }
 
     // void loop(kernarg, nx, ny, nz): every work-item of one workgroup, x fastest.
     K.Loop = "__ptx2amd_host_loop_" + K.Meta.Name;
@@ -800,6 +815,8 @@ Expected<RetargetedModule> Retargeter::run(StringRef Triple, StringRef Layout) {
   buildWrappers();
   M.setTargetTriple(llvm::Triple(Triple));
   M.setDataLayout(Layout);
+  if (Error E = lowerWorkGroups(M))
+    return E;
   std::string Text;
   raw_string_ostream OS(Text);
   if (verifyModule(M, &OS))
