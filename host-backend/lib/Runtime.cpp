@@ -360,10 +360,9 @@ void resume(Worker &W, Lane &L) {
     // Up to its next synchronisation point, where it posts; a work-item that posts nothing has
     // returned.
     L.St = Status::Exited;
-    if (L.Frame)
-      K.Resume(L.Frame);
-    else
-      K.WorkGroup(K.Kernarg);
+    if (!L.Frame)
+      K.WorkGroup(K.Kernarg); // makes its frame and stops before the kernel's first instruction
+    K.Resume(L.Frame);
   } else {
     ctx::transfer_t T = ctx::jump_fcontext(L.Ctx, &L);
     L.Ctx = T.fctx;

@@ -168,6 +168,17 @@ std::string formWorkGroup(Function &Entry, StringRef Name,
     Sw->addCase(ConstantInt::get(cast<IntegerType>(I8), 1), Cleanup);
   };
 
+  // The start only makes the frame: the whole body runs in the resumed function, whose frame
+  // argument nothing else reaches (lowerWorkGroups), so what is kept there stays in registers
+  // across the body's memory accesses.
+  {
+    auto *Begin = cast<Instruction>(Handle);
+    BasicBlock *Body = SplitBlock(&EntryBB, Begin->getNextNode());
+    Instruction *Br = EntryBB.getTerminator();
+    Suspend(Br, false, Body);
+    Br->eraseFromParent();
+  }
+
   uint64_t Site = 0;
   for (CallInst *CI : Syncs) {
     const SyncOp &Row = *syncOpOf(*CI);
@@ -229,7 +240,16 @@ Error lowerWorkGroups(Module &M) {
   B.CreateIntrinsic(Intrinsic::coro_resume, {}, {Resume->getArg(0)});
   B.CreateRetVoid();
 
+  std::vector<std::string> Ramps;
+  for (Function &F : M)
+    if (F.isPresplitCoroutine())
+      Ramps.push_back(F.getName().str());
   MPM.run(M, MAM);
+  // The resumed regions: the frame is reached through their argument only (see FrameFn).
+  for (const std::string &Ramp : Ramps)
+    for (const char *Part : {".resume", ".destroy", ".cleanup"})
+      if (Function *F = M.getFunction(Ramp + Part))
+        F->addParamAttr(0, Attribute::NoAlias);
   return Error::success();
 }
 
