@@ -36,6 +36,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/LowerAtomic.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 #include <map>
@@ -572,10 +573,18 @@ void Retargeter::lowerAddressSpaces() {
         Narrow(LoadInst::getPointerOperandIndex());
       } else if (isa<StoreInst>(I)) {
         Narrow(StoreInst::getPointerOperandIndex());
-      } else if (isa<AtomicRMWInst>(I)) {
+      } else if (auto *RMW = dyn_cast<AtomicRMWInst>(&I)) {
+        // A workgroup's LDS is its worker's alone, and its work-items run one at a time: an
+        // LDS atomic is a plain read-modify-write (no lock prefix).
+        bool Lds = RMW->getPointerAddressSpace() == ASLds;
         Narrow(AtomicRMWInst::getPointerOperandIndex());
-      } else if (isa<AtomicCmpXchgInst>(I)) {
+        if (Lds)
+          lowerAtomicRMWInst(RMW);
+      } else if (auto *Cas = dyn_cast<AtomicCmpXchgInst>(&I)) {
+        bool Lds = Cas->getPointerAddressSpace() == ASLds;
         Narrow(AtomicCmpXchgInst::getPointerOperandIndex());
+        if (Lds)
+          lowerAtomicCmpXchgInst(Cas);
       } else if (auto *AC = dyn_cast<AddrSpaceCastInst>(&I)) {
         unsigned From = AC->getSrcAddressSpace(), To = AC->getDestAddressSpace();
         if (!isNarrow(From) && !isNarrow(To))
@@ -735,7 +744,7 @@ void Retargeter::buildWrappers() {
       if (!K.Unavailable.empty())
         continue;
       K.WorkGroup = "__ptx2amd_host_wg_" + K.Meta.Name;
-      K.FiberReason = formWorkGroup(*Entry, K.WorkGroup, ReachesSync);
+      K.FiberReason = formWorkGroup(*Entry, K.WorkGroup, *stateFunction(), ReachesSync);
       if (!K.FiberReason.empty())
         K.WorkGroup.clear();
       continue;

@@ -359,18 +359,28 @@ void resume(Worker &W, Lane &L) {
   if (const KernelLaunch &K = *W.Launch; K.WorkGroup) {
     // Up to its next synchronisation point, where it posts; a work-item that posts nothing has
     // returned.
-    L.St = Status::Exited;
+    L.State.PostOp = NoPost;
     if (!L.Frame)
       K.WorkGroup(K.Kernarg); // makes its frame and stops before the kernel's first instruction
     K.Resume(L.Frame);
+    if (L.State.PostOp == NoPost) {
+      L.St = Status::Exited;
+    } else {
+      L.Kind = Op(L.State.PostOp);
+      L.A = L.State.PostA;
+      L.B = L.State.PostB;
+      L.Site = L.State.PostSite;
+      L.St = syncOp(L.Kind).Kind == SyncKind::Yield ? Status::Ready : Status::Blocked;
+    }
   } else {
     ctx::transfer_t T = ctx::jump_fcontext(L.Ctx, &L);
     L.Ctx = T.fctx;
   }
   W.Current = nullptr;
   // From one sleep to the next (a spin that keeps waiting) is no progress for the watchdog.
+  // Only this worker writes its count: no locked add on this path.
   if (!Slept || L.Kind != Op::Sleep || L.St != Status::Ready)
-    W.Progress.fetch_add(1, std::memory_order_relaxed);
+    W.Progress.store(W.Progress.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
 /// Called by a lane: wait for the wave (or workgroup) at this operation, return its result.
@@ -415,7 +425,7 @@ void runWaveGroup(Lane *Wave, unsigned Count, unsigned WaveSize, uintptr_t Site)
   syncOp(Kind).Combine(Ops);
   for (unsigned I = 0; I < Count; ++I)
     if (Ops.Exec >> I & 1) {
-      Wave[I].Result = Ops.Result[I];
+      Wave[I].Result = Wave[I].State.Result = Ops.Result[I];
       Wave[I].St = Status::Ready;
     }
 }
@@ -873,18 +883,6 @@ void *__ptx2amd_host_frame(uint64_t Bytes) {
   return L->Frame;
 }
 
-/// A compiled workgroup's work-item reached synchronisation point \p Site: what it waits for.
-void __ptx2amd_host_post(uint32_t Kind, uint64_t A, uint64_t B, uint64_t Site) {
-  Lane &L = *CurrentWorker->Current;
-  L.Kind = Op(Kind);
-  L.A = A;
-  L.B = B;
-  L.Site = Site;
-  L.St = syncOp(L.Kind).Kind == SyncKind::Yield ? Status::Ready : Status::Blocked;
-}
-
-uint64_t __ptx2amd_host_result() { return CurrentWorker->Current->Result; }
-
 [[noreturn]] void __ptx2amd_host_trap() {
   Worker *W = CurrentWorker;
   if (W && W->InKernel) {
@@ -935,8 +933,6 @@ std::vector<std::pair<const char *, void *>> runtimeSymbols() {
       {rt::Trap, reinterpret_cast<void *>(&__ptx2amd_host_trap)},
       {rt::SteadyCounter, reinterpret_cast<void *>(&__ptx2amd_host_steady_counter)},
       {rt::Frame, reinterpret_cast<void *>(&__ptx2amd_host_frame)},
-      {rt::Post, reinterpret_cast<void *>(&__ptx2amd_host_post)},
-      {rt::Result, reinterpret_cast<void *>(&__ptx2amd_host_result)},
   };
 }
 

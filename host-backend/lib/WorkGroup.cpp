@@ -94,7 +94,7 @@ std::string unsupportedFrame(Function &F) {
 
 } // namespace
 
-std::string formWorkGroup(Function &Entry, StringRef Name,
+std::string formWorkGroup(Function &Entry, StringRef Name, Function &State,
                           const SetVector<const Function *> &ReachesSync) {
   Module &M = *Entry.getParent();
   LLVMContext &C = M.getContext();
@@ -132,11 +132,9 @@ std::string formWorkGroup(Function &Entry, StringRef Name,
       CI->eraseFromParent();
     }
 
-  Type *I8 = Type::getInt8Ty(C), *I32 = Type::getInt32Ty(C), *I64 = Type::getInt64Ty(C);
-  Type *Ptr = PointerType::get(C, 0), *Void = Type::getVoidTy(C);
+  Type *I8 = Type::getInt8Ty(C), *I64 = Type::getInt64Ty(C);
+  Type *Ptr = PointerType::get(C, 0);
   Function *FrameFn = declare(M, rt::Frame, Ptr, {I64});
-  Function *PostFn = declare(M, rt::Post, Void, {I32, I64, I64, I64});
-  Function *ResultFn = declare(M, rt::Result, I64, {});
 
   // The frame: this work-item's, from the runtime.
   BasicBlock &EntryBB = F->getEntryBlock();
@@ -148,6 +146,10 @@ std::string formWorkGroup(Function &Entry, StringRef Name,
   Value *Size = B.CreateIntrinsic(Intrinsic::coro_size, {I64}, {});
   Value *Mem = B.CreateCall(FrameFn, {Size});
   Value *Handle = B.CreateIntrinsic(Intrinsic::coro_begin, {}, {Id, Mem});
+  // What a work-item posts and reads back: fields of its LaneState.
+  auto Field = [&](unsigned Offset) {
+    return B.CreateConstInBoundsGEP1_32(I8, B.CreateCall(&State), Offset);
+  };
 
   // Returning to the workgroup's loop, and the destroy path (nothing to free).
   auto *Return = BasicBlock::Create(C, "wg.return", F);
@@ -188,7 +190,10 @@ std::string formWorkGroup(Function &Entry, StringRef Name,
       Value *A = CI->getArgOperand(K);
       Ops[K] = A->getType()->isPointerTy() ? B.CreatePtrToInt(A, I64) : B.CreateZExt(A, I64);
     }
-    B.CreateCall(PostFn, {B.getInt32(unsigned(Row.Id)), Ops[0], Ops[1], B.getInt64(++Site)});
+    B.CreateAlignedStore(B.getInt32(unsigned(Row.Id)), Field(state::PostOp), Align(4));
+    B.CreateAlignedStore(Ops[0], Field(state::PostA), Align(8));
+    B.CreateAlignedStore(Ops[1], Field(state::PostB), Align(8));
+    B.CreateAlignedStore(B.getInt64(++Site), Field(state::PostSite), Align(8));
     BasicBlock *Before = CI->getParent();
     BasicBlock *After = SplitBlock(Before, CI);
     Instruction *Br = Before->getTerminator();
@@ -196,7 +201,7 @@ std::string formWorkGroup(Function &Entry, StringRef Name,
     Br->eraseFromParent();
     B.SetInsertPoint(CI);
     if (!CI->getType()->isVoidTy()) {
-      Value *R = B.CreateCall(ResultFn);
+      Value *R = B.CreateAlignedLoad(I64, Field(state::Result), Align(8));
       CI->replaceAllUsesWith(B.CreateTrunc(R, CI->getType()));
     }
     CI->eraseFromParent();

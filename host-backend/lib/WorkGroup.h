@@ -23,9 +23,10 @@ namespace ptx2amd::host {
 /// reaches next; at a synchronisation point it posts (op, operands, site) and returns to the
 /// workgroup's loop, which computes the operation for the wave or workgroup and resumes each
 /// work-item with its result. Sites are numbered in reverse post-order of the kernel's blocks.
-/// \p ReachesSync: the functions that may reach a synchronisation point.
+/// \p State: the accessor of the work-item's LaneState (where it posts); \p ReachesSync: the
+/// functions that may reach a synchronisation point.
 /// Returns the reason when the kernel must stay on fibers (the copy is then not made).
-std::string formWorkGroup(llvm::Function &Entry, llvm::StringRef Name,
+std::string formWorkGroup(llvm::Function &Entry, llvm::StringRef Name, llvm::Function &State,
                           const llvm::SetVector<const llvm::Function *> &ReachesSync);
 
 /// Splits the coroutines formWorkGroup made (LLVM's coroutine passes) and defines
