@@ -113,8 +113,10 @@ uint8_t *fiberStack(const Worker &W, unsigned I) {
   return W.MoreFibersLo + (I - MaxBlockSize) * (FiberGuard + FiberStack) + FiberGuard;
 }
 
-thread_local Worker *CurrentWorker = nullptr;
-thread_local LaneState *CurrentState = nullptr;
+// Initial-exec: kernel code reads its state at every region, and the general model's
+// __tls_get_addr was a tenth of a compiled workgroup's time (two pointers of static TLS).
+__attribute__((tls_model("initial-exec"))) thread_local Worker *CurrentWorker = nullptr;
+__attribute__((tls_model("initial-exec"))) thread_local LaneState *CurrentState = nullptr;
 
 struct sigaction PreviousAction[NSIG];
 
@@ -464,18 +466,28 @@ void runFibers(Worker &W, const KernelLaunch &L, unsigned N, unsigned Groups,
     Ln.Kind = Op::Barrier;
   }
   for (;;) {
-    for (unsigned I = 0; I < All; ++I)
-      if (W.Lanes[I].St == Status::Ready)
-        resume(W, W.Lanes[I]);
+    // Each group's lanes waiting in a wave operation, and ready ones, after this pass.
+    unsigned AtWaveOp[CooperativeWorkgroups] = {}, StillReady[CooperativeWorkgroups] = {};
+    for (unsigned I = 0; I < All; ++I) {
+      Lane &Ln = W.Lanes[I];
+      if (Ln.St == Status::Ready)
+        resume(W, Ln);
+      AtWaveOp[I / N] += Ln.St == Status::Blocked && Ln.Kind != Op::Barrier;
+      StillReady[I / N] += Ln.St == Status::Ready;
+    }
     bool Live = false;
     for (unsigned G = 0; G < Groups; ++G) {
       Lane *Group = &W.Lanes[G * N];
+      if (!AtWaveOp[G] && StillReady[G]) {
+        Live = true;
+        continue;
+      }
       // Every lane is blocked or gone: one group per wave may run its cross-lane operation, the
       // one at the lowest code address. A wave runs code in layout order: the first part of a
       // divergent region before the other, a loop's body before what follows it, so lanes that
       // went ahead (to where the wave reconverges) wait for the others to come.
       bool Progress = false;
-      for (unsigned Base = 0; Base < N; Base += WS) {
+      for (unsigned Base = 0; AtWaveOp[G] && Base < N; Base += WS) {
         unsigned Count = std::min(WS, N - Base);
         Lane *Wave = Group + Base;
         const Lane *First = nullptr;
@@ -488,8 +500,7 @@ void runFibers(Worker &W, const KernelLaunch &L, unsigned N, unsigned Groups,
           Progress = true;
         }
       }
-      if (Progress ||
-          std::any_of(Group, Group + N, [](const Lane &Ln) { return Ln.St == Status::Ready; })) {
+      if (Progress || StillReady[G]) {
         Live = true;
         continue;
       }

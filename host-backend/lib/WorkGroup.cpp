@@ -146,10 +146,17 @@ std::string formWorkGroup(Function &Entry, StringRef Name, Function &State,
   Value *Size = B.CreateIntrinsic(Intrinsic::coro_size, {I64}, {});
   Value *Mem = B.CreateCall(FrameFn, {Size});
   Value *Handle = B.CreateIntrinsic(Intrinsic::coro_begin, {}, {Id, Mem});
+  // The work-item's state pointer, read once at the start: the frame keeps it (each read is a
+  // thread-local access).
+  CallInst *Mine = B.CreateCall(&State);
+  for (Use &U : make_early_inc_range(State.uses()))
+    if (auto *CB = dyn_cast<CallInst>(U.getUser());
+        CB && CB != Mine && CB->getFunction() == F && CB->getCalledOperand() == &State) {
+      CB->replaceAllUsesWith(Mine);
+      CB->eraseFromParent();
+    }
   // What a work-item posts and reads back: fields of its LaneState.
-  auto Field = [&](unsigned Offset) {
-    return B.CreateConstInBoundsGEP1_32(I8, B.CreateCall(&State), Offset);
-  };
+  auto Field = [&](unsigned Offset) { return B.CreateConstInBoundsGEP1_32(I8, Mine, Offset); };
 
   // Returning to the workgroup's loop, and the destroy path (nothing to free).
   auto *Return = BasicBlock::Create(C, "wg.return", F);
@@ -174,8 +181,7 @@ std::string formWorkGroup(Function &Entry, StringRef Name, Function &State,
   // argument nothing else reaches (lowerWorkGroups), so what is kept there stays in registers
   // across the body's memory accesses.
   {
-    auto *Begin = cast<Instruction>(Handle);
-    BasicBlock *Body = SplitBlock(&EntryBB, Begin->getNextNode());
+    BasicBlock *Body = SplitBlock(&EntryBB, Mine->getNextNode());
     Instruction *Br = EntryBB.getTerminator();
     Suspend(Br, false, Body);
     Br->eraseFromParent();
