@@ -1,6 +1,9 @@
 // bench/host: kernels translated for an AMDGPU target and run by the host backend, each beside a
 // plain C++ loop doing the same work in the same process (the loop on one thread, the host
-// backend on its workers). One figure per line; the ratio is loop time / host backend time.
+// backend on its workers: --threads 1 for one core). Kernels that meet at barriers or cross-lane
+// operations run twice, as compiled workgroups (the default) and as fibers (the fallback,
+// LaunchConfig::Fibers), side by side. One figure per line; a ratio is the first time / the
+// second.
 #include "ptx2amd/host-backend/HostDevice.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -90,6 +93,19 @@ int fail(const std::string &Msg) {
   return 1;
 }
 
+/// One kernel's line: the C++ loop, ours as fibers (when it meets) and ours as it runs.
+void report(const char *What, double Loop, double Fibers, double Ours) {
+  if (Fibers > 0) {
+    std::printf("%s: C++ loop %.2f ms, fibers %.2f ms, compiled workgroups %.2f ms\n", What,
+                Loop * 1e3, Fibers * 1e3, Ours * 1e3);
+    std::printf("%s ratio C++/ours %.3f, C++/fibers %.4f, fibers/ours %.1f\n", What, Loop / Ours,
+                Loop / Fibers, Fibers / Ours);
+  } else {
+    std::printf("%s: C++ loop %.2f ms, host backend %.2f ms\n", What, Loop * 1e3, Ours * 1e3);
+    std::printf("%s ratio C++/ours %.3f\n", What, Loop / Ours);
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -124,8 +140,10 @@ int main(int argc, char **argv) {
     }
     return (*B)->getBuffer().str();
   };
+  bool Fibers = false; // the next launches run as fibers
   auto Launch = [&](host::LoadedModule &M, const char *K, host::LaunchConfig C,
                     std::vector<void *> Args) {
+    C.Fibers = Fibers;
     auto R = (*Dev)->launch(M, K, C, Args.data());
     if (!R) {
       fail(llvm::toString(R.takeError()));
@@ -133,7 +151,19 @@ int main(int argc, char **argv) {
     }
   };
   auto *D = Dev->get();
-  std::printf("target %s, %u-lane waves\n", std::string(T->Name).c_str(), T->WaveSize);
+  // Best of Runs as fibers, then as compiled workgroups; the results checked after each.
+  auto Both = [&](int Runs, auto &&Run, auto &&Check) {
+    Fibers = true;
+    double F = best(Runs, Run);
+    Check();
+    Fibers = false;
+    double W = best(Runs, Run);
+    Check();
+    return std::pair{F, W};
+  };
+  auto Workers = host::Device::computeUnits();
+  std::printf("target %s, %u-lane waves, %u workers\n", std::string(T->Name).c_str(), T->WaveSize,
+              Workers ? *Workers : 0);
 
   // Elementwise: out = a*x + y (vector_add's grid-stride saxpy, one element per work-item).
   {
@@ -157,9 +187,7 @@ int main(int argc, char **argv) {
     });
     if (std::memcmp(Ref.data(), Out, N * 4.0) != 0)
       return fail("elementwise: results differ from the C++ loop");
-    std::printf("elementwise saxpy %d floats: C++ loop %.2f ms, host backend %.2f ms\n", N,
-                Loop * 1e3, Host * 1e3);
-    std::printf("elementwise ratio %.3f\n", Loop / Host);
+    report(("elementwise saxpy " + std::to_string(N) + " floats").c_str(), Loop, 0, Host);
     D->release(X);
     D->release(Y);
     D->release(Out);
@@ -185,17 +213,17 @@ int main(int argc, char **argv) {
             Ref[I * C + J] += A[I * K + L] * B[L * C + J];
     });
     float Alpha = 1, Beta = 0;
-    double Host = best(3, [&] {
+    auto Run = [&] {
       Launch(*M, "_Z6matmulIfEviiiT_PKS0_S2_S0_PS0_",
              {{uint32_t(C / 16), uint32_t(R / 16)}, {16, 16}},
              {&R, &C, &K, &Alpha, &A, &B, &Beta, &Out});
+    };
+    auto [Fib, Host] = Both(3, Run, [&] {
+      for (int I = 0; I < R * C; ++I)
+        if (Ref[I] != Out[I])
+          std::exit(fail("matmul: results differ from the C++ loop"));
     });
-    for (int I = 0; I < R * C; ++I)
-      if (Ref[I] != Out[I])
-        return fail("matmul: results differ from the C++ loop");
-    std::printf("tiled matmul %dx%dx%d: C++ loop %.2f ms, host backend %.2f ms\n", R, C, K,
-                Loop * 1e3, Host * 1e3);
-    std::printf("matmul ratio %.3f\n", Loop / Host);
+    report(("tiled matmul " + std::to_string(R) + "^3").c_str(), Loop, Fib, Host);
     D->release(A);
     D->release(B);
     D->release(Out);
@@ -224,15 +252,73 @@ int main(int argc, char **argv) {
         Ref[W] = V[0];
       }
     });
-    double Host = best(3, [&] {
-      Launch(*M, "warp_sum", {{uint32_t(N / 256)}, {256}}, {&In, &Out, &N});
+    auto Run = [&] { Launch(*M, "warp_sum", {{uint32_t(N / 256)}, {256}}, {&In, &Out, &N}); };
+    auto [Fib, Host] = Both(3, Run, [&] {
+      for (int W = 0; W < N / 32; ++W)
+        if (Ref[W] != Out[W])
+          std::exit(fail("shuffle reduction: results differ from the C++ loop"));
     });
-    for (int W = 0; W < N / 32; ++W)
-      if (Ref[W] != Out[W])
-        return fail("shuffle reduction: results differ from the C++ loop");
-    std::printf("shuffle reduction %d floats: C++ loop %.2f ms, host backend %.2f ms\n", N,
-                Loop * 1e3, Host * 1e3);
-    std::printf("shuffle ratio %.3f\n", Loop / Host);
+    report(("shuffle reduction " + std::to_string(N) + " floats").c_str(), Loop, Fib, Host);
+    D->release(In);
+    D->release(Out);
+  }
+
+  // Histogram of bytes with shared-memory atomics (histogram.cu's hist256: per-block bins,
+  // barriers around the counting, then global atomics).
+  {
+    auto M = Load(File("histogram.sm90.ptx"), "histogram.ptx");
+    int N = 1 << 24;
+    auto *Data = static_cast<uint8_t *>(D->allocate(N));
+    auto *Bins = static_cast<unsigned *>(D->allocate(256 * 4));
+    for (int I = 0; I < N; ++I)
+      Data[I] = uint8_t((uint32_t(I) * 2654435761u) >> 13);
+    std::vector<unsigned> Ref(256);
+    double Loop = best(5, [&] {
+      std::fill(Ref.begin(), Ref.end(), 0u);
+      for (int I = 0; I < N; ++I)
+        ++Ref[Data[I]];
+    });
+    auto Run = [&] {
+      std::memset(Bins, 0, 256 * 4);
+      Launch(*M, "_Z7hist256PKhiPj", {{64}, {256}}, {&Data, &N, &Bins});
+    };
+    auto [Fib, Host] = Both(3, Run, [&] {
+      if (std::memcmp(Bins, Ref.data(), 256 * 4) != 0)
+        std::exit(fail("histogram: results differ from the C++ loop"));
+    });
+    report(("histogram " + std::to_string(N) + " bytes").c_str(), Loop, Fib, Host);
+    D->release(Data);
+    D->release(Bins);
+  }
+
+  // Block-wide scan with __syncthreads (prefix_scan.cu's block_scan: Blelloch up- and
+  // down-sweep over 512 values per block of 256 in shared memory).
+  {
+    auto M = Load(File("prefix_scan.sm90.ptx"), "prefix_scan.ptx");
+    const int PerBlock = 512;
+    int N = PerBlock * 4096;
+    auto *In = static_cast<int *>(D->allocate(N * 4));
+    auto *Out = static_cast<int *>(D->allocate(N * 4));
+    for (int I = 0; I < N; ++I)
+      In[I] = I % 101 - 40;
+    std::vector<int> Ref(N);
+    double Loop = best(5, [&] {
+      for (int B = 0; B < N; B += PerBlock) {
+        int Acc = 0;
+        for (int I = B; I < B + PerBlock; ++I)
+          Ref[I] = Acc += In[I];
+      }
+    });
+    int *NoSums = nullptr;
+    auto Run = [&] {
+      Launch(*M, "_Z10block_scanPKiPiiS1_", {{uint32_t(N / PerBlock)}, {256}},
+             {&In, &Out, &N, &NoSums});
+    };
+    auto [Fib, Host] = Both(3, Run, [&] {
+      if (std::memcmp(Out, Ref.data(), N * 4.0) != 0)
+        std::exit(fail("block scan: results differ from the C++ loop"));
+    });
+    report(("block scan " + std::to_string(N) + " ints").c_str(), Loop, Fib, Host);
     D->release(In);
     D->release(Out);
   }

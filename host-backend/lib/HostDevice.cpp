@@ -4,6 +4,7 @@
 #include "ptx2amd/host-backend/HostDevice.h"
 
 #include "Jit.h"
+#include "LaneState.h"
 #include "Retarget.h"
 #include "Runtime.h"
 
@@ -15,6 +16,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
 #include <atomic>
@@ -165,11 +167,15 @@ void readMetadata(Reader &R, amdgpu::KernelMetadata &M) {
 struct KernelEntry {
   std::string Name;
   std::string Unavailable;
-  bool Fibers = false;
+  bool Fibers = false; ///< it meets (barriers, cross-lane operations): no plain loop
   amdgpu::KernelMetadata Meta;
   std::string EntrySymbol, LoopSymbol; ///< LoopSymbol is empty for kernels that need fibers
+  /// The compiled workgroup's work-item; empty for plain kernels and for the fiber fallback
+  /// (FiberReason says why)
+  std::string WorkGroupSymbol, FiberReason;
   EntryFn Entry = nullptr;
   LoopFn Loop = nullptr;
+  EntryFn WorkGroup = nullptr;
 };
 
 struct LoadedModule::Impl {
@@ -179,9 +185,10 @@ struct LoadedModule::Impl {
   std::vector<GlobalInfo> Globals;
   uint32_t StaticLdsBytes = 0;
   bool HasOutput = false;
-  std::string HostIdentity;      ///< what the object was compiled for (hostIdentity())
-  void **OutputBuffer = nullptr; ///< the module's __ptx2amd_output_buffer, when it has one
-  std::mutex LaunchMutex;        ///< the output buffer variable is per module
+  std::string HostIdentity;         ///< what the object was compiled for (hostIdentity())
+  void **OutputBuffer = nullptr;    ///< the module's __ptx2amd_output_buffer, when it has one
+  void (*Resume)(void *) = nullptr; ///< resumes a compiled workgroup's work-item
+  std::mutex LaunchMutex;           ///< the output buffer variable is per module
 
   KernelEntry *find(StringRef Name) {
     for (KernelEntry &K : Kernels)
@@ -209,6 +216,18 @@ struct LoadedModule::Impl {
           return Lp.takeError();
         K.Loop = reinterpret_cast<LoopFn>(*Lp);
       }
+      if (!K.WorkGroupSymbol.empty()) {
+        auto Wg = Jit->lookup(K.WorkGroupSymbol);
+        if (!Wg)
+          return Wg.takeError();
+        K.WorkGroup = reinterpret_cast<EntryFn>(*Wg);
+        if (!Resume) {
+          auto R = Jit->lookup(rt::Resume);
+          if (!R)
+            return R.takeError();
+          Resume = reinterpret_cast<void (*)(void *)>(*R);
+        }
+      }
     }
     if (HasOutput) {
       auto A = Jit->lookup(amdgpu::OutputBufferSymbol);
@@ -219,6 +238,44 @@ struct LoadedModule::Impl {
     return Error::success();
   }
 };
+
+namespace {
+
+/// PTX2AMD_HOST_FIBERS=1: kernels that meet run as fibers even where a compiled workgroup
+/// exists (to compare, or to rule the compiled workgroups out).
+bool forceFibers() {
+  static const bool Force = [] {
+    const char *Env = getenv("PTX2AMD_HOST_FIBERS");
+    return Env && StringRef(Env) == "1";
+  }();
+  return Force;
+}
+
+/// At PTX2AMD_LOG=info or debug: each kernel left to the fiber fallback, and why.
+void logFallbacks(const LoadedModule::Impl &P, StringRef Module) {
+  static const bool Info = [] {
+    const char *Env = getenv("PTX2AMD_LOG");
+    return Env && (StringRef(Env) == "info" || StringRef(Env) == "debug");
+  }();
+  if (!Info)
+    return;
+  unsigned Meet = 0, Fallback = 0;
+  for (const KernelEntry &K : P.Kernels) {
+    if (!K.Unavailable.empty() || !K.Fibers)
+      continue;
+    ++Meet;
+    if (K.WorkGroupSymbol.empty()) {
+      ++Fallback;
+      errs() << "ptx2amd: host: kernel '" << K.Name
+             << "' runs on the fiber fallback: " << K.FiberReason << "\n";
+    }
+  }
+  if (Meet)
+    errs() << "ptx2amd: host: " << Module << ": " << Fallback << " of " << Meet
+           << " kernels with synchronisation points on the fiber fallback\n";
+}
+
+} // namespace
 
 LoadedModule::LoadedModule(std::unique_ptr<Impl> P) : P(std::move(P)) {}
 LoadedModule::~LoadedModule() = default;
@@ -237,9 +294,20 @@ std::string LoadedModule::unavailableReason(StringRef Kernel) const {
   return K ? K->Unavailable : "no kernel '" + Kernel.str() + "' in the module";
 }
 
-bool LoadedModule::usesFibers(StringRef Kernel) const {
+Execution LoadedModule::execution(StringRef Kernel) const {
   KernelEntry *K = P->find(Kernel);
-  return K && K->Fibers;
+  if (!K || !K->Fibers)
+    return Execution::Loop;
+  return K->WorkGroupSymbol.empty() ? Execution::Fibers : Execution::WorkGroup;
+}
+
+bool LoadedModule::usesFibers(StringRef Kernel) const {
+  return execution(Kernel) == Execution::Fibers;
+}
+
+std::string LoadedModule::fiberReason(StringRef Kernel) const {
+  KernelEntry *K = P->find(Kernel);
+  return K ? K->FiberReason : "";
 }
 
 Expected<void *> LoadedModule::global(StringRef Name) const {
@@ -269,6 +337,8 @@ std::vector<uint8_t> LoadedModule::compiled() const {
     Body.u8(K.Fibers);
     Body.str(K.EntrySymbol);
     Body.str(K.LoopSymbol);
+    Body.str(K.WorkGroupSymbol);
+    Body.str(K.FiberReason);
     writeMetadata(Body, K.Meta);
   }
   Body.u32(uint32_t(P->Globals.size()));
@@ -328,6 +398,7 @@ Device::load(lowering::LoweredModule L, const amdgpu::Target &T, const LoadOptio
     P->Kernels.push_back(std::move(K));
   }
   Module &M = *L.Module;
+  const std::string ModuleName = M.getModuleIdentifier();
   exposeGlobals(M);
   P->Globals = listGlobals(M);
   amdgpu::CodegenOptions CO{Opts.OptLevel, 5};
@@ -364,9 +435,12 @@ Device::load(lowering::LoweredModule L, const amdgpu::Target &T, const LoadOptio
     K->Meta = std::move(RK.Meta);
     K->EntrySymbol = RK.Entry;
     K->LoopSymbol = RK.Loop;
+    K->WorkGroupSymbol = RK.WorkGroup;
+    K->FiberReason = RK.FiberReason;
   }
   if (Error E = P->bind())
     return E;
+  logFallbacks(*P, ModuleName);
   return std::unique_ptr<LoadedModule>(new LoadedModule(std::move(P)));
 }
 
@@ -405,6 +479,8 @@ Expected<std::unique_ptr<LoadedModule>> Device::loadCompiled(ArrayRef<uint8_t> B
     K.Fibers = R.u8();
     K.EntrySymbol = R.str();
     K.LoopSymbol = R.str();
+    K.WorkGroupSymbol = R.str();
+    K.FiberReason = R.str();
     readMetadata(R, K.Meta);
     P->Kernels.push_back(std::move(K));
   }
@@ -424,6 +500,7 @@ Expected<std::unique_ptr<LoadedModule>> Device::loadCompiled(ArrayRef<uint8_t> B
   P->Jit = std::move(*J);
   if (Error E = P->bind())
     return E;
+  logFallbacks(*P, "a compiled module");
   return std::unique_ptr<LoadedModule>(new LoadedModule(std::move(P)));
 }
 
@@ -488,6 +565,10 @@ Expected<amdgpu::DeviceOutput> Device::launch(LoadedModule &LM, StringRef Kernel
   // Plain loops run a workgroup's work-items one after another, where blocks of a cooperative
   // launch may wait for each other.
   L.Loop = C.Cooperative ? nullptr : K->Loop;
+  if (!C.Fibers && !forceFibers()) {
+    L.WorkGroup = K->WorkGroup;
+    L.Resume = P.Resume;
+  }
   L.Cooperative = C.Cooperative;
   L.WaveSize = P.T->WaveSize;
   L.Geometry = &G;

@@ -19,7 +19,17 @@ struct LaneState {
   uint64_t DispatchId;
   uint64_t PrivateLo; ///< this work-item's stack, for is.private
   uint64_t PrivateHi;
+  /// A compiled workgroup's work-item at a synchronisation point (WorkGroup.cpp stores, the
+  /// workgroup's loop reads): the Op it waits in (NoPost: it returned), operands and site; and
+  /// the result it reads when resumed.
+  uint32_t PostOp;
+  uint32_t Unused;
+  uint64_t PostA, PostB, PostSite;
+  uint64_t Result;
 };
+
+/// PostOp of a work-item that returned.
+inline constexpr uint32_t NoPost = ~0u;
 
 namespace state {
 inline constexpr unsigned ItemId = offsetof(LaneState, ItemId);
@@ -32,6 +42,11 @@ inline constexpr unsigned DispatchId = offsetof(LaneState, DispatchId);
 inline constexpr unsigned PrivateLo = offsetof(LaneState, PrivateLo);
 inline constexpr unsigned PrivateHi = offsetof(LaneState, PrivateHi);
 inline constexpr unsigned LdsBytes = offsetof(LaneState, LdsBytes);
+inline constexpr unsigned PostOp = offsetof(LaneState, PostOp);
+inline constexpr unsigned PostA = offsetof(LaneState, PostA);
+inline constexpr unsigned PostB = offsetof(LaneState, PostB);
+inline constexpr unsigned PostSite = offsetof(LaneState, PostSite);
+inline constexpr unsigned Result = offsetof(LaneState, Result);
 } // namespace state
 
 /// Names of the runtime entry points that retargeted code calls (Runtime.cpp defines them).
@@ -46,6 +61,10 @@ inline constexpr const char *Barrier = "__ptx2amd_host_barrier";
 inline constexpr const char *Sleep = "__ptx2amd_host_sleep";
 inline constexpr const char *Trap = "__ptx2amd_host_trap";
 inline constexpr const char *SteadyCounter = "__ptx2amd_host_steady_counter";
+// Compiled workgroups (WorkGroup.cpp): a work-item's frame; the resume helper each module with
+// such kernels defines.
+inline constexpr const char *Frame = "__ptx2amd_host_frame";
+inline constexpr const char *Resume = "__ptx2amd_host_resume";
 } // namespace rt
 
 } // namespace ptx2amd::host

@@ -8,8 +8,9 @@
 //     it, and the kernels that reach them, unavailable with a reason naming it;
 //   - memory accesses through 32-bit private pointers go through zero-extended addresses;
 //     private allocas move to the (low) host stack and keep a 32-bit address;
-//   - kernels become C functions of the kernarg segment: an entry (one work-item) and, when no
-//     barrier or cross-lane operation is reachable, a loop over a workgroup's work-items.
+//   - kernels become C functions of the kernarg segment: an entry (one work-item, for fibers)
+//     and either a loop over a workgroup's work-items (no barrier or cross-lane operation is
+//     reachable) or a compiled workgroup's resumable work-item (WorkGroup.cpp).
 #include "Retarget.h"
 
 #include "ImageUnit.h"
@@ -17,6 +18,8 @@
 #include "LaneState.h"
 #include "MatrixEmulation.h"
 #include "Runtime.h"
+#include "SyncOps.h"
+#include "WorkGroup.h"
 
 #include "ptx2amd/amdgpu-backend/Kernarg.h"
 
@@ -36,6 +39,7 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/LowerAtomic.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 #include <map>
@@ -583,10 +587,18 @@ void Retargeter::lowerAddressSpaces() {
         Narrow(LoadInst::getPointerOperandIndex());
       } else if (isa<StoreInst>(I)) {
         Narrow(StoreInst::getPointerOperandIndex());
-      } else if (isa<AtomicRMWInst>(I)) {
+      } else if (auto *RMW = dyn_cast<AtomicRMWInst>(&I)) {
+        // A workgroup's LDS is its worker's alone, and its work-items run one at a time: an
+        // LDS atomic is a plain read-modify-write (no lock prefix).
+        bool Lds = RMW->getPointerAddressSpace() == ASLds;
         Narrow(AtomicRMWInst::getPointerOperandIndex());
-      } else if (isa<AtomicCmpXchgInst>(I)) {
+        if (Lds)
+          lowerAtomicRMWInst(RMW);
+      } else if (auto *Cas = dyn_cast<AtomicCmpXchgInst>(&I)) {
+        bool Lds = Cas->getPointerAddressSpace() == ASLds;
         Narrow(AtomicCmpXchgInst::getPointerOperandIndex());
+        if (Lds)
+          lowerAtomicCmpXchgInst(Cas);
       } else if (auto *AC = dyn_cast<AddrSpaceCastInst>(&I)) {
         unsigned From = AC->getSrcAddressSpace(), To = AC->getDestAddressSpace();
         if (!isNarrow(From) && !isNarrow(To))
@@ -700,12 +712,17 @@ Retargeter::reachingCallers(const std::set<const Function *> &Seeds) const {
 }
 
 void Retargeter::buildWrappers() {
-  std::set<const Function *> CrossLane;
-  for (StringRef Name :
-       {rt::Barrier, rt::WaveBarrier, rt::Ballot, rt::Bpermute, rt::Readlane, rt::Readfirstlane})
-    if (Function *F = M.getFunction(Name))
-      CrossLane.insert(F);
-  SetVector<const Function *> NeedFibers = reachingCallers(CrossLane);
+  // Kernels that meet (a barrier or a cross-lane operation) need a workgroup's lanes together;
+  // within those, every synchronisation point (s_sleep's yield too) must reach the body.
+  std::set<const Function *> Meets, Syncs;
+  for (const SyncOp &S : syncOps())
+    if (Function *F = M.getFunction(S.Runtime)) {
+      Syncs.insert(F);
+      if (S.Kind != SyncKind::Yield)
+        Meets.insert(F);
+    }
+  SetVector<const Function *> NeedFibers = reachingCallers(Meets);
+  SetVector<const Function *> ReachesSync = reachingCallers(Syncs);
   std::set<const Function *> BrokenSet;
   for (auto &[F, _] : Broken)
     BrokenSet.insert(F);
@@ -737,8 +754,15 @@ void Retargeter::buildWrappers() {
     B.SetInsertPoint(BasicBlock::Create(C, "entry", Entry));
     B.CreateCall(KF, Params(Entry->getArg(0)));
     B.CreateRetVoid();
-    if (K.NeedsFibers)
+    if (K.NeedsFibers) {
+      if (!K.Unavailable.empty())
+        continue;
+      K.WorkGroup = "__ptx2amd_host_wg_" + K.Meta.Name;
+      K.FiberReason = formWorkGroup(*Entry, K.WorkGroup, *stateFunction(), ReachesSync);
+      if (!K.FiberReason.empty())
+        K.WorkGroup.clear();
       continue;
+    }
 
     // void loop(kernarg, nx, ny, nz): every work-item of one workgroup, x fastest.
     K.Loop = "__ptx2amd_host_loop_" + K.Meta.Name;
@@ -814,6 +838,8 @@ Expected<RetargetedModule> Retargeter::run(StringRef Triple, StringRef Layout) {
   buildWrappers();
   M.setTargetTriple(llvm::Triple(Triple));
   M.setDataLayout(Layout);
+  if (Error E = lowerWorkGroups(M))
+    return E;
   std::string Text;
   raw_string_ostream OS(Text);
   if (verifyModule(M, &OS))

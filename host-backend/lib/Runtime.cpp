@@ -1,5 +1,8 @@
-// The wave emulator: workers that run workgroups, one fiber per work-item where the kernel needs
-// lanes to meet (barriers, cross-lane operations), plain loops where it does not.
+// The wave emulator: workers that run workgroups, as plain loops where the kernel never needs
+// lanes to meet, else work-item after work-item up to their next synchronisation point (a
+// barrier, a cross-lane operation: SyncOps.h), which the wave or workgroup then completes. A
+// work-item is resumed either as a compiled workgroup's coroutine (WorkGroup.cpp: its frame
+// where its fiber stack would be) or, the fallback, as a fiber of its own.
 //
 // Memory: AMDGPU's private pointers are 32-bit, so each worker's thread stack (plain loops keep
 // private variables there) and its fiber stacks lie in one window reserved below 4 GiB, with
@@ -13,6 +16,7 @@
 #include "ImageUnit.h"
 
 #include "LaneState.h"
+#include "SyncOps.h"
 #include "ptx2amd/amdgpu-backend/KernelFault.h"
 
 #include <boost/context/detail/fcontext.hpp>
@@ -55,14 +59,12 @@ constexpr size_t LdsAlign = 64;
 
 Error makeError(const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); }
 
-/// Sleep: the lane spins on memory (s_sleep); it stays ready, the others run meanwhile.
-enum class Op : uint8_t { Ballot, Bpermute, Readlane, Readfirstlane, WaveBarrier, Barrier, Sleep };
-
 enum class Status : uint8_t { Ready, Blocked, Exited };
 
 struct Lane {
   LaneState State;
-  ctx::fcontext_t Ctx = nullptr; ///< where to resume it
+  ctx::fcontext_t Ctx = nullptr; ///< where to resume it (a fiber)
+  void *Frame = nullptr;         ///< its coroutine frame (a compiled workgroup), once started
   Status St = Status::Ready;
   Op Kind = Op::Barrier;
   uintptr_t Site = 0; ///< return address of the runtime call it waits in
@@ -93,7 +95,7 @@ struct Worker {
   pthread_t Thread{};
   LaneState Plain{}; // plain loops: the one work-item running
   std::vector<Lane> Lanes;
-  Lane *Current = nullptr;         // the fiber running
+  Lane *Current = nullptr;         // the fiber or compiled work-item running
   ctx::fcontext_t Sched = nullptr; // the scheduler, to return to
   const KernelLaunch *Launch = nullptr;
   sigjmp_buf Jmp;
@@ -113,8 +115,10 @@ uint8_t *fiberStack(const Worker &W, unsigned I) {
   return W.MoreFibersLo + (I - MaxBlockSize) * (FiberGuard + FiberStack) + FiberGuard;
 }
 
-thread_local Worker *CurrentWorker = nullptr;
-thread_local LaneState *CurrentState = nullptr;
+// Initial-exec: kernel code reads its state at every region, and the general model's
+// __tls_get_addr was a tenth of a compiled workgroup's time (two pointers of static TLS).
+__attribute__((tls_model("initial-exec"))) thread_local Worker *CurrentWorker = nullptr;
+__attribute__((tls_model("initial-exec"))) thread_local LaneState *CurrentState = nullptr;
 
 struct sigaction PreviousAction[NSIG];
 
@@ -356,19 +360,39 @@ void resume(Worker &W, Lane &L) {
   W.Current = &L;
   CurrentState = &L.State;
   const bool Slept = L.Kind == Op::Sleep;
-  ctx::transfer_t T = ctx::jump_fcontext(L.Ctx, &L);
-  L.Ctx = T.fctx;
+  if (const KernelLaunch &K = *W.Launch; K.WorkGroup) {
+    // Up to its next synchronisation point, where it posts; a work-item that posts nothing has
+    // returned.
+    L.State.PostOp = NoPost;
+    if (!L.Frame)
+      K.WorkGroup(K.Kernarg); // makes its frame and stops before the kernel's first instruction
+    K.Resume(L.Frame);
+    if (L.State.PostOp == NoPost) {
+      L.St = Status::Exited;
+    } else {
+      L.Kind = Op(L.State.PostOp);
+      L.A = L.State.PostA;
+      L.B = L.State.PostB;
+      L.Site = L.State.PostSite;
+      L.St = syncOp(L.Kind).Kind == SyncKind::Yield ? Status::Ready : Status::Blocked;
+    }
+  } else {
+    ctx::transfer_t T = ctx::jump_fcontext(L.Ctx, &L);
+    L.Ctx = T.fctx;
+  }
   W.Current = nullptr;
   // From one sleep to the next (a spin that keeps waiting) is no progress for the watchdog.
+  // Only this worker writes its count: no locked add on this path.
   if (!Slept || L.Kind != Op::Sleep || L.St != Status::Ready)
-    W.Progress.fetch_add(1, std::memory_order_relaxed);
+    W.Progress.store(W.Progress.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
 /// Called by a lane: wait for the wave (or workgroup) at this operation, return its result.
 uint64_t meet(Op K, uint64_t A, uint64_t B, void *Site) {
   Worker *W = CurrentWorker;
-  if (!W || !W->Current) {
-    // A plain-loop kernel that reaches a cross-lane operation: the classification missed it.
+  if (!W || !W->Current || W->Launch->WorkGroup) {
+    // A plain-loop kernel or a compiled workgroup that reaches a cross-lane operation: the
+    // classification missed it.
     if (W && W->InKernel) {
       W->Internal = "internal error: a cross-lane operation outside a fiber";
       siglongjmp(W->Jmp, int(Abort::Internal));
@@ -386,89 +410,86 @@ uint64_t meet(Op K, uint64_t A, uint64_t B, void *Site) {
   return L.Result;
 }
 
-/// Runs one group of a wave: the blocked lanes at the same operation (EXEC = these lanes).
+/// Runs one group of a wave: the blocked lanes at the same operation (EXEC = these lanes), the
+/// result computed by the operation's row of the table from what they posted.
 void runWaveGroup(Lane *Wave, unsigned Count, unsigned WaveSize, uintptr_t Site) {
-  bool In[64] = {};
+  WaveOperands Ops;
+  Ops.Count = Count;
+  Ops.WaveSize = WaveSize;
   Op Kind = Op::WaveBarrier;
+  for (unsigned I = 0; I < Count; ++I) {
+    const Lane &L = Wave[I];
+    if (L.St == Status::Blocked && L.Kind != Op::Barrier && L.Site == Site) {
+      Ops.Exec |= uint64_t(1) << I;
+      Ops.A[I] = L.A;
+      Ops.B[I] = L.B;
+      Kind = L.Kind;
+    }
+  }
+  syncOp(Kind).Combine(Ops);
   for (unsigned I = 0; I < Count; ++I)
-    if (Wave[I].St == Status::Blocked && Wave[I].Kind != Op::Barrier && Wave[I].Site == Site) {
-      In[I] = true;
-      Kind = Wave[I].Kind;
+    if (Ops.Exec >> I & 1) {
+      Wave[I].Result = Wave[I].State.Result = Ops.Result[I];
+      Wave[I].St = Status::Ready;
     }
-  uint64_t Ballot = 0, First = 0;
-  bool HaveFirst = false;
-  for (unsigned I = 0; I < Count; ++I) {
-    if (!In[I])
-      continue;
-    if (Wave[I].A)
-      Ballot |= uint64_t(1) << I;
-    if (!HaveFirst) {
-      First = Wave[I].A;
-      HaveFirst = true;
-    }
-  }
-  for (unsigned I = 0; I < Count; ++I) {
-    if (!In[I])
-      continue;
-    Lane &L = Wave[I];
-    switch (Kind) {
-    case Op::Ballot:
-      L.Result = Ballot;
-      break;
-    case Op::Bpermute: {
-      // ds_bpermute: the byte address selects the source lane; an inactive source reads 0.
-      unsigned Src = unsigned(L.A >> 2) & (WaveSize - 1);
-      L.Result = Src < Count && In[Src] ? uint32_t(Wave[Src].B) : 0;
-      break;
-    }
-    case Op::Readlane: {
-      unsigned Src = unsigned(L.B) & (WaveSize - 1);
-      L.Result = Src < Count && In[Src] ? Wave[Src].A : 0;
-      break;
-    }
-    case Op::Readfirstlane:
-      L.Result = First;
-      break;
-    case Op::WaveBarrier:
-    case Op::Barrier:
-    case Op::Sleep:
-      L.Result = 0;
-      break;
-    }
-    L.St = Status::Ready;
-  }
 }
 
-std::string siteName(uintptr_t Site) { return "0x" + utohexstr(Site); }
+/// A fiber's site is the return address of its runtime call; a compiled workgroup's, the number
+/// of its synchronisation point.
+std::string siteName(const Worker &W, uintptr_t Site) {
+  if (W.Launch->WorkGroup)
+    return "synchronisation point " + std::to_string(Site);
+  return "0x" + utohexstr(Site);
+}
 
-/// \p Groups workgroups of \p N work-items each (lanes [g * N, g * N + N) of the worker), one
-/// fiber per work-item. Several are a cooperative launch's share, which run until all finish
-/// or \p Stop (another worker failed: what they wait for never comes).
+/// \p Groups workgroups of \p N work-items each (lanes [g * N, g * N + N) of the worker), a
+/// fiber or a compiled workgroup's coroutine per work-item. Several are a cooperative launch's
+/// share, which run until all finish or \p Stop (another worker failed: what they wait for
+/// never comes).
 void runFibers(Worker &W, const KernelLaunch &L, unsigned N, unsigned Groups,
                const std::atomic<bool> &Stop) {
   const unsigned WS = L.WaveSize, All = N * Groups;
   for (unsigned I = 0; I < All; ++I) {
     Lane &Ln = W.Lanes[I];
     uint8_t *Lo = fiberStack(W, I);
-    Ln.State.PrivateLo = reinterpret_cast<uint64_t>(Lo);
-    Ln.State.PrivateHi = reinterpret_cast<uint64_t>(Lo + FiberStack);
-    Ln.Ctx = ctx::make_fcontext(Lo + FiberStack, FiberStack, laneMain);
+    if (L.WorkGroup) {
+      // Its private variables: in its frame, or (those no synchronisation point separates) on
+      // the worker's stack.
+      Ln.Frame = nullptr;
+      Ln.State.PrivateLo = reinterpret_cast<uint64_t>(std::min(Lo, W.StackLo));
+      Ln.State.PrivateHi =
+          reinterpret_cast<uint64_t>(std::max(Lo + FiberStack, W.StackLo + ThreadStack));
+    } else {
+      Ln.State.PrivateLo = reinterpret_cast<uint64_t>(Lo);
+      Ln.State.PrivateHi = reinterpret_cast<uint64_t>(Lo + FiberStack);
+      Ln.Ctx = ctx::make_fcontext(Lo + FiberStack, FiberStack, laneMain);
+    }
     Ln.St = Status::Ready;
     Ln.Kind = Op::Barrier;
   }
   for (;;) {
-    for (unsigned I = 0; I < All; ++I)
-      if (W.Lanes[I].St == Status::Ready)
-        resume(W, W.Lanes[I]);
+    // Each group's lanes waiting in a wave operation, and ready ones, after this pass.
+    unsigned AtWaveOp[CooperativeWorkgroups] = {}, StillReady[CooperativeWorkgroups] = {};
+    for (unsigned I = 0; I < All; ++I) {
+      Lane &Ln = W.Lanes[I];
+      if (Ln.St == Status::Ready)
+        resume(W, Ln);
+      AtWaveOp[I / N] += Ln.St == Status::Blocked && Ln.Kind != Op::Barrier;
+      StillReady[I / N] += Ln.St == Status::Ready;
+    }
     bool Live = false;
     for (unsigned G = 0; G < Groups; ++G) {
       Lane *Group = &W.Lanes[G * N];
+      if (!AtWaveOp[G] && StillReady[G]) {
+        Live = true;
+        continue;
+      }
       // Every lane is blocked or gone: one group per wave may run its cross-lane operation, the
       // one at the lowest code address. A wave runs code in layout order: the first part of a
       // divergent region before the other, a loop's body before what follows it, so lanes that
       // went ahead (to where the wave reconverges) wait for the others to come.
       bool Progress = false;
-      for (unsigned Base = 0; Base < N; Base += WS) {
+      for (unsigned Base = 0; AtWaveOp[G] && Base < N; Base += WS) {
         unsigned Count = std::min(WS, N - Base);
         Lane *Wave = Group + Base;
         const Lane *First = nullptr;
@@ -481,8 +502,7 @@ void runFibers(Worker &W, const KernelLaunch &L, unsigned N, unsigned Groups,
           Progress = true;
         }
       }
-      if (Progress ||
-          std::any_of(Group, Group + N, [](const Lane &Ln) { return Ln.St == Status::Ready; })) {
+      if (Progress || StillReady[G]) {
         Live = true;
         continue;
       }
@@ -552,7 +572,7 @@ std::string describeStall(const Worker &W, const Lane *Running, unsigned N, bool
                     " work-items wait at it (";
   bool First = true;
   for (auto &[Site, Count] : Sites) {
-    Msg += (First ? "" : ", ") + std::to_string(Count) + " at " + siteName(Site);
+    Msg += (First ? "" : ", ") + std::to_string(Count) + " at " + siteName(W, Site);
     First = false;
   }
   Msg += "); work-items " + idRanges(Elsewhere) + " never reached it";
@@ -851,11 +871,29 @@ __attribute__((noinline)) void __ptx2amd_host_barrier() {
 
 void __ptx2amd_host_sleep() {
   Worker *W = CurrentWorker;
-  if (!W || !W->Current)
-    return; // a plain loop: nobody else to run
+  // A plain loop: nobody else to run. (A compiled workgroup posts its sleeps, never calls this.)
+  if (!W || !W->Current || W->Launch->WorkGroup)
+    return;
   W->Current->Kind = Op::Sleep;
   ctx::transfer_t T = ctx::jump_fcontext(W->Sched, nullptr);
   CurrentWorker->Sched = T.fctx;
+}
+
+/// A compiled workgroup's work-item starts: its frame, where its fiber stack would be.
+void *__ptx2amd_host_frame(uint64_t Bytes) {
+  Worker *W = CurrentWorker;
+  Lane *L = W ? W->Current : nullptr;
+  if (!L || !W->InKernel)
+    abort(); // not reachable: only a compiled workgroup's work-item calls it, on a worker
+  if (Bytes > FiberStack) {
+    W->Internal = "a work-item keeps " + std::to_string(Bytes) +
+                  " bytes across synchronisation points, more than its " +
+                  std::to_string(FiberStack) + " bytes of private memory";
+    W->InKernel = 0;
+    siglongjmp(W->Jmp, int(Abort::Internal));
+  }
+  L->Frame = fiberStack(*W, unsigned(L - W->Lanes.data()));
+  return L->Frame;
 }
 
 [[noreturn]] void __ptx2amd_host_trap() {
@@ -907,6 +945,7 @@ std::vector<std::pair<const char *, void *>> runtimeSymbols() {
       {rt::Sleep, reinterpret_cast<void *>(&__ptx2amd_host_sleep)},
       {rt::Trap, reinterpret_cast<void *>(&__ptx2amd_host_trap)},
       {rt::SteadyCounter, reinterpret_cast<void *>(&__ptx2amd_host_steady_counter)},
+      {rt::Frame, reinterpret_cast<void *>(&__ptx2amd_host_frame)},
   };
   for (auto &S : imageUnitSymbols()) // ImageUnit.cpp
     Symbols.push_back(S);

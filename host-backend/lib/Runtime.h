@@ -20,6 +20,10 @@ struct KernelLaunch {
   std::string Name;
   EntryFn Entry = nullptr; ///< one work-item (fibers)
   LoopFn Loop = nullptr;   ///< every work-item of a workgroup (null: run fibers)
+  /// A compiled workgroup's work-item (null: fibers): started with the kernarg segment, resumed
+  /// at its next region with its frame through Resume.
+  EntryFn WorkGroup = nullptr;
+  void (*Resume)(void *Frame) = nullptr;
   unsigned WaveSize = 64;
   const amdgpu::LaunchGeometry *Geometry = nullptr;
   void *Kernarg = nullptr;

@@ -26,7 +26,8 @@ TEST_CASE("a module loaded from its compiled form runs as the original", "[compi
     const char *K = "_Z5saxpyifPKfPfS1_";
     CHECK(M.kernels() == Original.kernels());
     REQUIRE(M.unavailableReason(K) == "");
-    CHECK(M.usesFibers(K) == Original.usesFibers(K));
+    CHECK(M.execution(K) == Original.execution(K));
+    CHECK(M.execution(K) == host::Execution::WorkGroup);
     REQUIRE(M.metadata(K));
     CHECK(M.metadata(K)->KernargSegmentSize == Original.metadata(K)->KernargSegmentSize);
     CHECK(M.metadata(K)->Args.size() == Original.metadata(K)->Args.size());

@@ -83,8 +83,8 @@ std::string cooperativeLaunchError(host::LoadedModule &M, const char *Kernel, ho
   return llvm::toString(R.takeError());
 }
 
-void cooperativeLaunch(host::LoadedModule &M, const char *Kernel, host::Dim3 Grid,
-                       host::Dim3 Block, std::vector<void *> Args) {
+void cooperativeLaunch(host::LoadedModule &M, const char *Kernel, host::Dim3 Grid, host::Dim3 Block,
+                       std::vector<void *> Args) {
   host::LaunchConfig C{Grid, Block};
   C.Cooperative = true;
   auto R = device().launch(M, Kernel, C, Args.data());

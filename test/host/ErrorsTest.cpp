@@ -193,22 +193,28 @@ TEST_CASE("a trap ends the launch with an error", "[errors]") {
 }
 
 TEST_CASE("exited work-items drop out of the barrier", "[errors]") {
-  for (const char *Target : WaveTargets) {
-    INFO(Target);
-    auto M = loadText(ErrorKernels, Target);
-    CHECK(M->usesFibers("early_exit"));
-    Buffer<uint32_t> Out(64);
-    uint32_t *P = Out.get();
-    launch(*M, "early_exit", {2}, {64}, {&P});
-    std::vector<uint32_t> Got = Out.read();
-    for (unsigned I = 0; I < 64; ++I)
-      CHECK(Got[I] == (I < 16 ? 1u : 0u));
-  }
+  for (const char *Target : WaveTargets)
+    for (bool Fibers : {false, true}) {
+      INFO(Target << (Fibers ? " as fibers" : " as a compiled workgroup"));
+      auto M = loadText(ErrorKernels, Target);
+      CHECK(M->execution("early_exit") == host::Execution::WorkGroup);
+      Buffer<uint32_t> Out(64);
+      uint32_t *P = Out.get();
+      host::LaunchConfig C{{2}, {64}};
+      C.Fibers = Fibers;
+      launch(*M, "early_exit", C, {&P});
+      std::vector<uint32_t> Got = Out.read();
+      for (unsigned I = 0; I < 64; ++I)
+        CHECK(Got[I] == (I < 16 ? 1u : 0u));
+    }
 }
 
 /// Launches with a short watchdog and requires failure, a timeout; returns the error text.
-std::string stalledLaunch(host::LoadedModule &M, const char *Kernel, std::vector<void *> Args) {
-  auto [Kind, E] = launchFault(M, Kernel, {{2}, {64}, 0, /*WatchdogMs=*/150}, std::move(Args));
+std::string stalledLaunch(host::LoadedModule &M, const char *Kernel, std::vector<void *> Args,
+                          bool Fibers = false) {
+  host::LaunchConfig C{{2}, {64}, 0, /*WatchdogMs=*/150};
+  C.Fibers = Fibers;
+  auto [Kind, E] = launchFault(M, Kernel, C, std::move(Args));
   CHECK(Kind == amdgpu::FaultKind::Timeout);
   return E;
 }
@@ -217,17 +223,20 @@ TEST_CASE("a barrier that some work-items never reach is a detected deadlock", "
   for (const char *Target : WaveTargets) {
     INFO(Target);
     auto M = loadText(ErrorKernels, Target);
-    CHECK(M->usesFibers("spin_deadlock"));
-    Buffer<uint32_t> Flag(1);
-    uint32_t *P = Flag.get();
-    std::string E = stalledLaunch(*M, "spin_deadlock", {&P});
-    CHECK_THAT(E, Catch::Contains("kernel 'spin_deadlock'") &&
-                      Catch::Contains("no progress for 150 ms") &&
-                      Catch::Contains("deadlock at the workgroup barrier") &&
-                      Catch::Contains("16 work-items wait at it") &&
-                      Catch::Contains("work-items 16-63 never reached it") &&
-                      Catch::Contains("work-items 16-63 spin with s_sleep"));
-    deviceStillWorks(Target);
+    CHECK(M->execution("spin_deadlock") == host::Execution::WorkGroup);
+    for (bool Fibers : {false, true}) {
+      INFO(Fibers);
+      Buffer<uint32_t> Flag(1);
+      uint32_t *P = Flag.get();
+      std::string E = stalledLaunch(*M, "spin_deadlock", {&P}, Fibers);
+      CHECK_THAT(E, Catch::Contains("kernel 'spin_deadlock'") &&
+                        Catch::Contains("no progress for 150 ms") &&
+                        Catch::Contains("deadlock at the workgroup barrier") &&
+                        Catch::Contains("16 work-items wait at it") &&
+                        Catch::Contains("work-items 16-63 never reached it") &&
+                        Catch::Contains("work-items 16-63 spin with s_sleep"));
+      deviceStillWorks(Target);
+    }
   }
 }
 

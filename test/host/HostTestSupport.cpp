@@ -52,6 +52,15 @@ amdgpu::DeviceOutput launch(host::LoadedModule &M, const std::string &Kernel, ho
   return std::move(*R);
 }
 
+amdgpu::DeviceOutput launch(host::LoadedModule &M, const std::string &Kernel,
+                            const host::LaunchConfig &C, std::vector<void *> Args) {
+  INFO("kernel " << Kernel << " on " << M.target().Name << (C.Fibers ? " as fibers" : ""));
+  auto R = device().launch(M, Kernel, C, Args.data());
+  if (!R)
+    FAIL(llvm::toString(R.takeError()));
+  return std::move(*R);
+}
+
 std::string launchError(host::LoadedModule &M, const std::string &Kernel, host::Dim3 Grid,
                         host::Dim3 Block, std::vector<void *> Args, uint32_t Dynamic) {
   auto R = device().launch(M, Kernel, {Grid, Block, Dynamic}, Args.data());

@@ -51,6 +51,10 @@ private:
 amdgpu::DeviceOutput launch(host::LoadedModule &M, const std::string &Kernel, host::Dim3 Grid,
                             host::Dim3 Block, std::vector<void *> Args, uint32_t Dynamic = 0);
 
+/// Launches with \p C (a watchdog, fibers) and requires success; returns the device output.
+amdgpu::DeviceOutput launch(host::LoadedModule &M, const std::string &Kernel,
+                            const host::LaunchConfig &C, std::vector<void *> Args);
+
 /// Launches and requires failure; returns the error text.
 std::string launchError(host::LoadedModule &M, const std::string &Kernel, host::Dim3 Grid,
                         host::Dim3 Block, std::vector<void *> Args, uint32_t Dynamic = 0);

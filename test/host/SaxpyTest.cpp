@@ -10,7 +10,7 @@ TEST_CASE("saxpy runs on the host backend", "[saxpy]") {
     host::LoadedModule &M = module(PTX2AMD_SOURCE_DIR "/examples/saxpy.ptx", Target);
     const char *K = "_Z5saxpyifPKfPfS1_";
     REQUIRE(M.unavailableReason(K) == "");
-    CHECK(M.usesFibers(K));
+    CHECK(M.execution(K) == host::Execution::WorkGroup);
     int N = 1000;
     float A = 1.5f;
     std::vector<float> X(N), Y(N);

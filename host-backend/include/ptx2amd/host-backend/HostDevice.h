@@ -55,6 +55,9 @@ struct LaunchConfig {
   /// the kernel finds the grid workspace of cooperative_groups' grid barrier in
   /// hidden_multigrid_sync_arg (%envreg1/%envreg2). A grid that does not fit is an error.
   bool Cooperative = false;
+  /// Runs a compiled workgroup's kernel as fibers, the fallback (PTX2AMD_HOST_FIBERS=1 does so
+  /// for every launch): to compare the two.
+  bool Fibers = false;
 };
 
 /// How a module is translated for the host.
@@ -63,7 +66,14 @@ struct LoadOptions {
 };
 
 /// The version of LoadedModule::compiled()'s format; loadCompiled() refuses every other.
-inline constexpr uint32_t CompiledFormatVersion = 2;
+inline constexpr uint32_t CompiledFormatVersion = 3;
+
+/// How a kernel's workgroup runs.
+enum class Execution {
+  Loop,      ///< no barrier or cross-lane operation: its work-items one after another
+  WorkGroup, ///< compiled workgroup: work-items in turn from one synchronisation point to the next
+  Fibers,    ///< the fallback: a fiber per work-item
+};
 
 /// A module variable (`.global`/`.const`) of a loaded module.
 struct GlobalInfo {
@@ -81,9 +91,13 @@ public:
   /// Why \p Kernel cannot run here (translation failed, or something the host backend does not
   /// implement), or an empty string.
   std::string unavailableReason(llvm::StringRef Kernel) const;
-  /// Whether \p Kernel runs its work-items as fibers (it reaches a barrier or a cross-lane
-  /// operation) rather than as plain loops.
+  /// How \p Kernel runs its work-items.
+  Execution execution(llvm::StringRef Kernel) const;
+  /// Whether \p Kernel runs on the fiber fallback (it meets, and region formation could not
+  /// make it a compiled workgroup).
   bool usesFibers(llvm::StringRef Kernel) const;
+  /// Why \p Kernel runs on the fiber fallback (empty: it does not).
+  std::string fiberReason(llvm::StringRef Kernel) const;
   /// The host address of a global variable of the module (`.global`/`.const`), or an error.
   /// Every such variable stays in the compiled module and writable: what the host writes there
   /// between launches (cudaMemcpyToSymbol) the next launch reads.
@@ -98,7 +112,8 @@ public:
   /// with the same CPU): "P2HC", u32 CompiledFormatVersion, u64 checksum (xxh3) of the body,
   /// u64 body size, then the body: the AMDGPU target, the host identity (triple, CPU, features),
   /// static LDS bytes, whether the module has a device output buffer, per kernel its name, why
-  /// it is unavailable, whether it runs as fibers, its entry and loop symbols and its metadata;
+  /// it is unavailable, whether it meets, its entry, loop and compiled-workgroup symbols, why it
+  /// stays on fibers, and its metadata;
   /// the globals (name, size); and the x86-64 object. Little-endian.
   std::vector<uint8_t> compiled() const;
 

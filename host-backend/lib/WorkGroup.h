@@ -1,0 +1,36 @@
+// Compiled workgroups (WorkGroup.cpp): kernels that meet at synchronisation points run without a
+// fiber per work-item.
+#pragma once
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace llvm {
+class Function;
+class Module;
+} // namespace llvm
+
+namespace ptx2amd::host {
+
+/// Makes a resumable copy of \p Entry (the one-work-item wrapper of a kernel) named \p Name:
+/// the kernel and what it calls on the way to a synchronisation point are inlined, and the body
+/// is cut at each synchronisation point (SyncOps.h) into regions. Each work-item's run is one
+/// switched-resume coroutine whose frame (from __ptx2amd_host_frame) holds what lives across a
+/// synchronisation point and its private variables, and whose resume index is the region it
+/// reaches next; at a synchronisation point it posts (op, operands, site) and returns to the
+/// workgroup's loop, which computes the operation for the wave or workgroup and resumes each
+/// work-item with its result. Sites are numbered in reverse post-order of the kernel's blocks.
+/// \p State: the accessor of the work-item's LaneState (where it posts); \p ReachesSync: the
+/// functions that may reach a synchronisation point.
+/// Returns the reason when the kernel must stay on fibers (the copy is then not made).
+std::string formWorkGroup(llvm::Function &Entry, llvm::StringRef Name, llvm::Function &State,
+                          const llvm::SetVector<const llvm::Function *> &ReachesSync);
+
+/// Splits the coroutines formWorkGroup made (LLVM's coroutine passes) and defines
+/// __ptx2amd_host_resume(frame) when there are any; run once the module has the host's layout.
+llvm::Error lowerWorkGroups(llvm::Module &M);
+
+} // namespace ptx2amd::host

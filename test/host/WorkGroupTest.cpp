@@ -1,0 +1,168 @@
+// Compiled workgroups (host-backend/lib/WorkGroup.cpp): kernels that meet at barriers and
+// cross-lane operations run without fibers, with the fibers' results; the fallback only where a
+// synchronisation point cannot be brought into the kernel.
+#include "HostTestSupport.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+
+using namespace host_test;
+
+namespace {
+
+// A barrier in a function that calls itself: it cannot be inlined, the kernel stays on fibers.
+// Each work-item adds its id to a shared word `depth` times, with barriers around each deeper
+// call (not a tail call, which the optimiser would make a loop).
+const char *Recursive = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.shared .align 4 .u32 total;
+
+.func turn(.param .u32 depth)
+{
+  .reg .pred %p;
+  .reg .b32 %r<5>;
+  ld.param.u32 %r1, [depth];
+  setp.eq.u32 %p, %r1, 0;
+  @%p bra DONE;
+  mov.u32 %r2, %tid.x;
+  atom.shared.add.u32 %r3, [total], %r2;
+  bar.sync 0;
+  sub.u32 %r4, %r1, 1;
+  {
+    .param .u32 p;
+    st.param.u32 [p], %r4;
+    call turn, (p);
+  }
+  bar.sync 0;
+DONE:
+  ret;
+}
+
+.visible .entry recursive(.param .u64 out, .param .u32 depth)
+{
+  .reg .pred %p;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<3>;
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p, %r1, 0;
+  @%p bra START;
+  st.shared.u32 [total], 0;
+START:
+  bar.sync 0;
+  ld.param.u32 %r2, [depth];
+  {
+    .param .u32 p;
+    st.param.u32 [p], %r2;
+    call turn, (p);
+  }
+  bar.sync 0;
+  ld.shared.u32 %r3, [total];
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  st.global.u32 [%rd2], %r3;
+  ret;
+}
+)";
+
+/// The project's CUDA programs as nvcc's sm_90 PTX (test/cuda/*.cu).
+std::vector<std::string> programPtx() {
+  std::vector<std::string> Files;
+  std::error_code EC;
+  for (llvm::sys::fs::directory_iterator It(PTX2AMD_CUDA_PTX_DIR, EC), End; !EC && It != End;
+       It.increment(EC))
+    if (llvm::StringRef(It->path()).ends_with(".sm90.ptx"))
+      Files.push_back(llvm::sys::path::filename(It->path()).str());
+  std::sort(Files.begin(), Files.end());
+  return Files;
+}
+
+} // namespace
+
+TEST_CASE("no kernel of the CUDA programs that meets falls back to fibers",
+          "[workgroup][programs]") {
+  std::vector<std::string> Files = programPtx();
+  REQUIRE(Files.size() > 10);
+  for (const char *Target : WaveTargets) {
+    unsigned Compiled = 0;
+    for (const std::string &File : Files) {
+      host::LoadedModule &M = module(File, Target);
+      for (const std::string &K : M.kernels()) {
+        if (!M.unavailableReason(K).empty())
+          continue;
+        INFO(Target << " " << File << " kernel " << K << ": " << M.fiberReason(K));
+        CHECK(M.execution(K) != host::Execution::Fibers);
+        CHECK(M.fiberReason(K).empty());
+        Compiled += M.execution(K) == host::Execution::WorkGroup;
+      }
+    }
+    // Barriers and shuffles are in many of them: the check above checks something.
+    CHECK(Compiled > 20);
+  }
+}
+
+TEST_CASE("a barrier in a recursive function keeps its kernel on fibers", "[workgroup]") {
+  for (const char *Target : WaveTargets) {
+    INFO(Target);
+    auto M = loadText(Recursive, Target);
+    REQUIRE(M->unavailableReason("recursive") == "");
+    CHECK(M->execution("recursive") == host::Execution::Fibers);
+    CHECK_THAT(M->fiberReason("recursive"), Catch::Contains("recursively"));
+    Buffer<uint32_t> Out(1);
+    uint32_t *P = Out.get();
+    uint32_t Depth = 3;
+    launch(*M, "recursive", {1}, {96}, {&P, &Depth});
+    CHECK(Out.read()[0] == 3u * (95u * 96u / 2u));
+  }
+}
+
+TEST_CASE("compiled workgroups and fibers give the same results", "[workgroup]") {
+  // prefix_scan.cu: barriers in loops (an up- and down-sweep; a ping-pong max-scan).
+  for (const char *Target : WaveTargets) {
+    host::LoadedModule &M = module("prefix_scan.sm90.ptx", Target);
+    const char *Scan = "_Z10block_scanPKiPiiS1_", *Max = "_Z8max_scanPKfPfi";
+    REQUIRE(M.execution(Scan) == host::Execution::WorkGroup);
+    REQUIRE(M.execution(Max) == host::Execution::WorkGroup);
+    const int N = 5000, PerBlock = 512;
+    std::vector<int> In(N);
+    std::vector<float> F(N);
+    for (int I = 0; I < N; ++I) {
+      In[I] = (I * 37 + 11) % 201 - 100;
+      F[I] = float((I * 13) % 97) - 40.0f;
+    }
+    std::vector<int> Got[2];
+    std::vector<float> GotMax[2];
+    for (bool Fibers : {false, true}) {
+      INFO(Target << (Fibers ? " as fibers" : " as a compiled workgroup"));
+      Buffer<int> DIn(In), DOut(N), DSums((N + PerBlock - 1) / PerBlock);
+      Buffer<float> DF(F), DMax(N);
+      int *PIn = DIn.get(), *POut = DOut.get(), *PSums = DSums.get();
+      float *PF = DF.get(), *PMax = DMax.get();
+      int Count = N;
+      host::LaunchConfig C{{(N + PerBlock - 1) / PerBlock}, {256}};
+      C.Fibers = Fibers;
+      launch(M, Scan, C, {&PIn, &POut, &Count, &PSums});
+      host::LaunchConfig CM{{(N + 255) / 256}, {256}};
+      CM.Fibers = Fibers;
+      launch(M, Max, CM, {&PF, &PMax, &Count});
+      Got[Fibers] = DOut.read();
+      GotMax[Fibers] = DMax.read();
+      // Against the definition: inclusive sums per 512, running maxima per 256.
+      for (int B = 0; B < N; B += PerBlock) {
+        int Acc = 0;
+        for (int I = B; I < std::min(N, B + PerBlock); ++I)
+          REQUIRE(Got[Fibers][I] == (Acc += In[I]));
+      }
+      for (int B = 0; B < N; B += 256) {
+        float Hi = -1e30f;
+        for (int I = B; I < std::min(N, B + 256); ++I)
+          REQUIRE(GotMax[Fibers][I] == (Hi = std::max(Hi, F[I])));
+      }
+    }
+    CHECK(Got[0] == Got[1]);
+    CHECK(GotMax[0] == GotMax[1]);
+  }
+}
