@@ -214,6 +214,18 @@ LinearSide memorySide(const void *P) {
   return {nullptr, static_cast<char *>(const_cast<void *>(P))};
 }
 
+/// cuTexObjectGetResourceDesc and cuSurfObjectGetResourceDesc: the object's resource in the
+/// driver's layout.
+cudaError_t resourceDescOf(CUDA_RESOURCE_DESC *Out, unsigned long long Object, bool Surface) {
+  if (!Out)
+    return fail(cudaErrorInvalidValue);
+  cudaResourceDesc R;
+  if (cudaError_t E = imageObjectDescs(Object, Surface, &R, nullptr, nullptr))
+    return E;
+  toDriver(R, *Out);
+  return cudaSuccess;
+}
+
 } // namespace
 
 extern "C" {
@@ -384,15 +396,7 @@ CUresult cuTexObjectDestroy(CUtexObject Object) {
 }
 
 CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *Out, CUtexObject Object) {
-  return inContext([&] {
-    if (!Out)
-      return fail(cudaErrorInvalidValue);
-    cudaResourceDesc R;
-    if (cudaError_t E = imageObjectDescs(Object, false, &R, nullptr, nullptr))
-      return E;
-    toDriver(R, *Out);
-    return cudaSuccess;
-  });
+  return inContext([&] { return resourceDescOf(Out, Object, false); });
 }
 
 CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *Out, CUtexObject Object) {
@@ -431,15 +435,7 @@ CUresult cuSurfObjectDestroy(CUsurfObject Object) {
 }
 
 CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *Out, CUsurfObject Object) {
-  return inContext([&] {
-    if (!Out)
-      return fail(cudaErrorInvalidValue);
-    cudaResourceDesc R;
-    if (cudaError_t E = imageObjectDescs(Object, true, &R, nullptr, nullptr))
-      return E;
-    toDriver(R, *Out);
-    return cudaSuccess;
-  });
+  return inContext([&] { return resourceDescOf(Out, Object, true); });
 }
 
 CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *Out, CUarray_format Format,
