@@ -204,8 +204,11 @@ struct Session {
   std::unique_ptr<DiagnosticScope> Diags;
 };
 
-Expected<Session> startSession(Module &M, const Target &T, const CodegenOptions &Opts,
-                               bool Optimize, std::vector<DroppedKernel> *Dropped = nullptr) {
+/// How far startSession takes the module: an already optimised one only gets the session.
+enum class Stage { None, Prepare, Optimize };
+
+Expected<Session> startSession(Module &M, const Target &T, const CodegenOptions &Opts, Stage Upto,
+                               std::vector<DroppedKernel> *Dropped = nullptr) {
   if (Error E = validateOptions(Opts))
     return E;
   Session S;
@@ -214,9 +217,11 @@ Expected<Session> startSession(Module &M, const Target &T, const CodegenOptions 
     return TM.takeError();
   S.TM = std::move(*TM);
   S.Diags = std::make_unique<DiagnosticScope>(M.getContext());
+  if (Upto == Stage::None)
+    return S;
   if (Error E = prepareWith(M, T, Opts, *S.TM, Dropped))
     return joinErrors(std::move(E), S.Diags->takeErrors("linking"));
-  if (Optimize) {
+  if (Upto == Stage::Optimize) {
     if (Error E = optimizeWith(M, Opts, *S.TM))
       return E;
     if (Error E = S.Diags->takeErrors("optimisation for " + std::string(T.Name)))
@@ -255,18 +260,24 @@ Error validateOptions(const CodegenOptions &Opts) {
 
 Error prepareModule(Module &M, const Target &T, const CodegenOptions &Opts,
                     std::vector<DroppedKernel> *Dropped) {
-  auto S = startSession(M, T, Opts, /*Optimize=*/false, Dropped);
+  auto S = startSession(M, T, Opts, Stage::Prepare, Dropped);
   return S ? Error::success() : S.takeError();
 }
 
 Error optimizeModule(Module &M, const Target &T, const CodegenOptions &Opts,
                      std::vector<DroppedKernel> *Dropped) {
-  auto S = startSession(M, T, Opts, /*Optimize=*/true, Dropped);
+  auto S = startSession(M, T, Opts, Stage::Optimize, Dropped);
   return S ? Error::success() : S.takeError();
 }
 
 Expected<std::string> compileToAssembly(Module &M, const Target &T, const CodegenOptions &Opts) {
-  auto S = startSession(M, T, Opts, /*Optimize=*/true);
+  if (Error E = optimizeModule(M, T, Opts))
+    return E;
+  return emitAssembly(M, T, Opts);
+}
+
+Expected<std::string> emitAssembly(Module &M, const Target &T, const CodegenOptions &Opts) {
+  auto S = startSession(M, T, Opts, Stage::None);
   if (!S)
     return S.takeError();
   SmallString<0> Asm;
@@ -486,10 +497,23 @@ Expected<CodeObject> finishCodeObject(CodeObject CO, const Target &T, const Code
 } // namespace
 
 Expected<CodeObject> compileToCodeObject(Module &M, const Target &T, const CodegenOptions &Opts) {
+  std::vector<DroppedKernel> Dropped;
+  auto Clock = std::chrono::steady_clock::now();
+  if (Error E = optimizeModule(M, T, Opts, &Dropped))
+    return E;
+  double OptimizeMs = msSince(Clock);
+  auto CO = emitCodeObject(M, T, Opts);
+  if (!CO)
+    return CO.takeError();
+  CO->Times.OptimizeMs = OptimizeMs;
+  CO->Dropped.insert(CO->Dropped.begin(), Dropped.begin(), Dropped.end());
+  return CO;
+}
+
+Expected<CodeObject> emitCodeObject(Module &M, const Target &T, const CodegenOptions &Opts) {
   CodeObject CO;
   auto Clock = std::chrono::steady_clock::now();
-  auto S = startSession(M, T, Opts, /*Optimize=*/true, &CO.Dropped);
-  CO.Times.OptimizeMs = msSince(Clock);
+  auto S = startSession(M, T, Opts, Stage::None);
   if (!S)
     return S.takeError();
   std::vector<std::string> PartitionWarnings;

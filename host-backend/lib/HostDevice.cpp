@@ -1,6 +1,6 @@
-// The C++ API of the host backend: load (lower, link, optimise as for AMDGPU, retarget, JIT) and
-// launch (kernarg segment and dispatch packet as the HSA path builds them, device output); the
-// compiled form of a loaded module (compiled(), loadCompiled()).
+// The C++ API of the host backend: load (the translation pipeline's optimised module, retargeted
+// and JIT-compiled) and launch (kernarg segment and dispatch packet as the HSA path builds them,
+// device output); the compiled form of a loaded module (compiled(), loadCompiled()).
 #include "ptx2amd/host-backend/HostDevice.h"
 
 #include "Jit.h"
@@ -11,7 +11,7 @@
 #include "ptx2amd/amdgpu-backend/Codegen.h"
 #include "ptx2amd/amdgpu-backend/Kernarg.h"
 #include "ptx2amd/amdgpu-backend/KernelFault.h"
-#include "ptx2amd/ptx-ir/Reader.h"
+#include "ptx2amd/pipeline/Translate.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Module.h"
@@ -19,6 +19,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -46,29 +47,16 @@ struct FreeDeleter {
   void operator()(void *P) const { std::free(P); }
 };
 
-/// The module's `.global` and `.const` variables stay in the JIT-compiled module under their
-/// names and writable: the host reads and writes them between launches (cudaMemcpyToSymbol), so
-/// the optimiser must neither drop them nor fold their initial values into the code.
-void exposeGlobals(Module &M) {
-  for (GlobalVariable &G : M.globals()) {
-    unsigned AS = G.getAddressSpace();
-    if ((AS != 1 && AS != 4) || G.isDeclaration() || !G.hasName() ||
-        G.getName().starts_with("__ptx2amd") || G.getName().starts_with("llvm.") ||
-        G.hasGlobalUnnamedAddr())
-      continue;
-    G.setLinkage(GlobalValue::ExternalLinkage);
-    G.setVisibility(GlobalValue::DefaultVisibility);
-    G.setConstant(false);
-  }
-}
-
-/// The exposed variables (exposeGlobals) with their sizes, before the optimiser runs.
-std::vector<GlobalInfo> listGlobals(const Module &M) {
+/// The variables the pipeline exposed (`.global` and `.const`, under their names) with their
+/// sizes; the host JIT exports them with default visibility, for the runtime to look up.
+std::vector<GlobalInfo> exportGlobals(Module &M) {
   std::vector<GlobalInfo> Out;
-  for (const GlobalVariable &G : M.globals())
+  for (GlobalVariable &G : M.globals())
     if ((G.getAddressSpace() == 1 || G.getAddressSpace() == 4) && !G.isDeclaration() &&
-        G.hasExternalLinkage() && !G.getName().starts_with("__ptx2amd"))
+        G.hasExternalLinkage() && !G.getName().starts_with("__ptx2amd")) {
+      G.setVisibility(GlobalValue::DefaultVisibility);
       Out.push_back({G.getName().str(), M.getDataLayout().getTypeAllocSize(G.getValueType())});
+    }
   return Out;
 }
 
@@ -370,44 +358,32 @@ Device::~Device() = default;
 
 Expected<std::unique_ptr<LoadedModule>>
 Device::loadPtx(StringRef Ptx, StringRef Name, const amdgpu::Target &T, const LoadOptions &Opts) {
-  auto M = ir::readModule(std::make_shared<SourceText>(Name.str(), Ptx.str()),
-                          {/*Lazy=*/true, /*Threads=*/1, /*Verify=*/true});
-  if (!M)
-    return M.takeError();
-  auto L = lowering::lowerModule(**M, {std::string(T.Name), T.WaveSize, T.IsaVersion, 5});
-  if (!L)
-    return L.takeError();
-  return load(std::move(*L), T, Opts);
-}
-
-Expected<std::unique_ptr<LoadedModule>>
-Device::load(lowering::LoweredModule L, const amdgpu::Target &T, const LoadOptions &Opts) {
+  pipeline::Options PO;
+  PO.Target = &T;
+  PO.Codegen = {Opts.OptLevel, Opts.CodeObjectVersion};
+  PO.Out = pipeline::Output::OptimizedModule;
+  PO.OnOptimized = Opts.OnOptimized;
+  pipeline::Translation Tr =
+      pipeline::translate(std::make_shared<SourceText>(Name.str(), Ptx.str()), PO);
+  if (!Tr.Module)
+    return makeError(Tr.Error);
   auto P = std::make_unique<LoadedModule::Impl>();
   P->T = &T;
-  // Kernels whose translation failed stay listed, with the reason.
-  for (const lowering::FunctionStatus &F : L.Functions) {
-    if (!F.IsKernel)
-      continue;
+  // Kernels that did not translate stay listed, with the reason.
+  for (const pipeline::KernelResult &KR : Tr.Kernels) {
     KernelEntry K;
-    K.Name = F.Name;
-    if (!F.Lowered) {
-      K.Unavailable = "translation failed:";
-      for (const ir::Diagnostic &D : F.Diags)
-        K.Unavailable += " " + D.str();
+    K.Name = Tr.function(KR).Name;
+    if (std::string Why = Tr.unavailableReason(KR); !Why.empty()) {
+      std::replace(Why.begin(), Why.end(), '\n', ' ');
+      K.Unavailable = Tr.function(KR).State == pipeline::FunctionState::Failed
+                          ? "translation failed: " + Why
+                          : Why;
     }
     P->Kernels.push_back(std::move(K));
   }
-  Module &M = *L.Module;
+  Module &M = *Tr.Module;
   const std::string ModuleName = M.getModuleIdentifier();
-  exposeGlobals(M);
-  P->Globals = listGlobals(M);
-  amdgpu::CodegenOptions CO{Opts.OptLevel, 5};
-  std::vector<amdgpu::DroppedKernel> Dropped;
-  if (Error E = amdgpu::optimizeModule(M, T, CO, &Dropped))
-    return E;
-  for (const amdgpu::DroppedKernel &D : Dropped)
-    if (KernelEntry *K = P->find(D.Name); K && K->Unavailable.empty())
-      K->Unavailable = D.Reason;
+  P->Globals = exportGlobals(M);
   P->HasOutput = M.getNamedGlobal(amdgpu::OutputBufferSymbol) != nullptr;
 
   auto HT = hostTarget();
@@ -421,8 +397,8 @@ Device::load(lowering::LoweredModule L, const amdgpu::Target &T, const LoadOptio
   if (!R)
     return R.takeError();
   P->StaticLdsBytes = R->StaticLdsBytes;
-  auto J =
-      JitModule::create(std::move(L.Context), std::move(L.Module), Opts.OptLevel, runtimeSymbols());
+  auto J = JitModule::create(std::move(Tr.Context), std::move(Tr.Module), Opts.OptLevel,
+                             runtimeSymbols());
   if (!J)
     return J.takeError();
   P->Jit = std::move(*J);

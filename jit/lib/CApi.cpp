@@ -1,9 +1,10 @@
 // The C boundary: handles, argument checks, and the guard that turns every C++ exception
 // (std::bad_alloc above all; our own code reports errors as values) into a status.
-#include "ptx2amd/jit/Translate.h"
+#include "ptx2amd/ptx2amd.h"
 
 #include "ptx2amd/amdgpu-backend/Target.h"
 #include "ptx2amd/fatbin/AllPtx.h"
+#include "ptx2amd/pipeline/Translate.h"
 
 #include <llvm/Support/MemoryBuffer.h>
 
@@ -12,11 +13,11 @@
 
 struct ptx2amd_context {
   std::mutex Lock; ///< guards Opts: setters may race with translations starting
-  ptx2amd::jit::Options Opts;
+  ptx2amd::pipeline::Options Opts;
 };
 
 struct ptx2amd_result {
-  ptx2amd::jit::Translation T;
+  ptx2amd::pipeline::Translation T;
 };
 
 struct ptx2amd_image {
@@ -38,7 +39,35 @@ template <typename Fn> ptx2amd_status guarded(Fn &&F) noexcept {
   }
 }
 
-const jit::KernelResult *kernel(const ptx2amd_result *R, size_t Index) {
+ptx2amd_status statusOf(pipeline::Status S) {
+  switch (S) {
+  case pipeline::Status::Success:
+    return PTX2AMD_SUCCESS;
+  case pipeline::Status::InvalidInput:
+    return PTX2AMD_ERROR_INVALID_INPUT;
+  case pipeline::Status::TranslationFailed:
+    return PTX2AMD_ERROR_TRANSLATION_FAILED;
+  case pipeline::Status::Internal:
+    break;
+  }
+  return PTX2AMD_ERROR_INTERNAL;
+}
+
+ptx2amd_function_state stateOf(pipeline::FunctionState S) {
+  switch (S) {
+  case pipeline::FunctionState::Translated:
+    return PTX2AMD_FUNCTION_TRANSLATED;
+  case pipeline::FunctionState::Failed:
+    break;
+  case pipeline::FunctionState::LeftOut:
+    return PTX2AMD_FUNCTION_LEFT_OUT;
+  case pipeline::FunctionState::ModuleFailed:
+    return PTX2AMD_FUNCTION_MODULE_FAILED;
+  }
+  return PTX2AMD_FUNCTION_FAILED;
+}
+
+const pipeline::KernelResult *kernel(const ptx2amd_result *R, size_t Index) {
   return R && Index < R->T.Kernels.size() ? &R->T.Kernels[Index] : nullptr;
 }
 
@@ -49,7 +78,7 @@ ptx2amd_status missing(const ptx2amd_result *R) {
 
 ptx2amd_status translateSource(ptx2amd_context *C, std::shared_ptr<const SourceText> Source,
                                const char *Target, ptx2amd_result **Result) {
-  jit::Options Opts;
+  pipeline::Options Opts;
   {
     std::lock_guard<std::mutex> G(C->Lock);
     Opts = C->Opts;
@@ -61,18 +90,18 @@ ptx2amd_status translateSource(ptx2amd_context *C, std::shared_ptr<const SourceT
   }
   auto R = std::make_unique<ptx2amd_result>();
   try {
-    R->T = jit::translate(std::move(Source), Opts);
+    R->T = pipeline::translate(std::move(Source), Opts);
   } catch (const std::bad_alloc &) {
     throw;
   } catch (...) {
     // Keep a result that says what happened: the caller expects diagnostics with this status.
     R->T = {};
-    R->T.Status = PTX2AMD_ERROR_INTERNAL;
+    R->T.Result = pipeline::Status::Internal;
     R->T.Target = std::string(Opts.Target->Name);
     R->T.Error = "internal error: unexpected exception during translation";
     R->T.Diagnostics = R->T.Error + "\n";
   }
-  ptx2amd_status S = R->T.Status;
+  ptx2amd_status S = statusOf(R->T.Result);
   *Result = R.release();
   return S;
 }
@@ -194,7 +223,9 @@ ptx2amd_status ptx2amd_context_set_output(ptx2amd_context *Context, ptx2amd_outp
                    Output != PTX2AMD_OUTPUT_ASSEMBLY))
     return PTX2AMD_ERROR_INVALID_ARGUMENT;
   std::lock_guard<std::mutex> G(Context->Lock);
-  Context->Opts.Output = Output;
+  Context->Opts.Out = Output == PTX2AMD_OUTPUT_LLVM_IR    ? pipeline::Output::LoweredIr
+                      : Output == PTX2AMD_OUTPUT_ASSEMBLY ? pipeline::Output::Assembly
+                                                          : pipeline::Output::CodeObject;
   return PTX2AMD_SUCCESS;
 }
 
@@ -301,7 +332,7 @@ ptx2amd_status ptx2amd_result_destroy(ptx2amd_result *Result) {
 ptx2amd_status ptx2amd_result_status(const ptx2amd_result *Result, ptx2amd_status *Status) {
   if (!Result || !Status)
     return PTX2AMD_ERROR_INVALID_ARGUMENT;
-  *Status = Result->T.Status;
+  *Status = statusOf(Result->T.Result);
   return PTX2AMD_SUCCESS;
 }
 
@@ -362,7 +393,7 @@ ptx2amd_status ptx2amd_result_function(const ptx2amd_result *Result, size_t Inde
     return PTX2AMD_ERROR_INVALID_ARGUMENT;
   if (Index >= Result->T.Functions.size())
     return PTX2AMD_ERROR_OUT_OF_RANGE;
-  const jit::FunctionResult &F = Result->T.Functions[Index];
+  const pipeline::FunctionResult &F = Result->T.Functions[Index];
   *Name = F.Name.c_str();
   if (IsKernel)
     *IsKernel = F.IsKernel;
@@ -379,7 +410,7 @@ ptx2amd_status ptx2amd_result_function_state(const ptx2amd_result *Result, size_
     return PTX2AMD_ERROR_INVALID_ARGUMENT;
   if (Index >= Result->T.Functions.size())
     return PTX2AMD_ERROR_OUT_OF_RANGE;
-  *State = Result->T.Functions[Index].State;
+  *State = stateOf(Result->T.Functions[Index].State);
   return PTX2AMD_SUCCESS;
 }
 
@@ -405,7 +436,7 @@ ptx2amd_status ptx2amd_result_kernel_find(const ptx2amd_result *Result, const ch
 
 ptx2amd_status ptx2amd_result_kernel_name(const ptx2amd_result *Result, size_t Index,
                                           const char **Name) {
-  const jit::KernelResult *K = kernel(Result, Index);
+  const pipeline::KernelResult *K = kernel(Result, Index);
   if (!K || !Name)
     return Name ? missing(Result) : PTX2AMD_ERROR_INVALID_ARGUMENT;
   *Name = Result->T.Functions[K->Function].Name.c_str();
@@ -414,10 +445,10 @@ ptx2amd_status ptx2amd_result_kernel_name(const ptx2amd_result *Result, size_t I
 
 ptx2amd_status ptx2amd_result_kernel_translated(const ptx2amd_result *Result, size_t Index,
                                                 int *Translated, const char **Reason) {
-  const jit::KernelResult *K = kernel(Result, Index);
+  const pipeline::KernelResult *K = kernel(Result, Index);
   if (!K || !Translated)
     return Translated ? missing(Result) : PTX2AMD_ERROR_INVALID_ARGUMENT;
-  const jit::FunctionResult &F = Result->T.Functions[K->Function];
+  const pipeline::FunctionResult &F = Result->T.Functions[K->Function];
   *Translated = F.translated();
   if (Reason)
     *Reason = F.Reason.c_str();
@@ -426,7 +457,7 @@ ptx2amd_status ptx2amd_result_kernel_translated(const ptx2amd_result *Result, si
 
 ptx2amd_status ptx2amd_result_kernel_property(const ptx2amd_result *Result, size_t Index,
                                               ptx2amd_kernel_property Property, uint64_t *Value) {
-  const jit::KernelResult *K = kernel(Result, Index);
+  const pipeline::KernelResult *K = kernel(Result, Index);
   if (!K || !Value)
     return Value ? missing(Result) : PTX2AMD_ERROR_INVALID_ARGUMENT;
   if (!K->Metadata)
@@ -489,7 +520,7 @@ ptx2amd_status ptx2amd_result_kernel_property(const ptx2amd_result *Result, size
 
 ptx2amd_status ptx2amd_result_kernel_arg(const ptx2amd_result *Result, size_t Index, size_t Arg,
                                          uint64_t *Offset, uint64_t *Size, const char **Kind) {
-  const jit::KernelResult *K = kernel(Result, Index);
+  const pipeline::KernelResult *K = kernel(Result, Index);
   if (!K || !Offset || !Size)
     return Offset && Size ? missing(Result) : PTX2AMD_ERROR_INVALID_ARGUMENT;
   if (!K->Metadata)

@@ -354,7 +354,8 @@ Expected<std::unique_ptr<PhysicalMemory>> HostDevice::importPhysical(int Fd) {
 Expected<std::unique_ptr<Module>> HostDevice::loadModule(const ModuleImage &Image) {
   if (Image.Ptx.empty())
     return makeError("module '" + Image.Name + "' has no PTX: the host device translates PTX");
-  auto Loaded = Impl->loadPtx(Image.Ptx, Image.Name, *Props.Target, {Image.OptLevel});
+  auto Loaded = Impl->loadPtx(Image.Ptx, Image.Name, *Props.Target,
+                              {Image.OptLevel, Image.CodeObjectVersion, {}});
   if (!Loaded)
     return Loaded.takeError();
   auto M = std::make_unique<HostModule>();

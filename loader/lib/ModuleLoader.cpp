@@ -4,7 +4,7 @@
 
 #include "ptx2amd/amdgpu-backend/DeviceHeap.h"
 
-#include "ptx2amd/jit/Translate.h"
+#include "ptx2amd/pipeline/Translate.h"
 
 #include "ptx2amd/fatbin/Fatbin.h"
 #include "ptx2amd/ptx-grammar/Source.h"
@@ -116,14 +116,6 @@ Expected<CodeObjectPayload> decodePayload(std::vector<uint8_t> Bytes) {
   if (!In.empty())
     return Malformed();
   return P;
-}
-
-/// Why a kernel of \p T is not in the code object, or "" when it is.
-std::string unavailableReason(const jit::Translation &T, const jit::KernelResult &K) {
-  if (K.Metadata)
-    return "";
-  StringRef Reason = StringRef(T.Functions[K.Function].Reason).trim();
-  return Reason.empty() ? "not in the code object" : Reason.str();
 }
 
 } // namespace
@@ -267,7 +259,7 @@ Error ModuleLoader::loadModule(LazyModule &M) {
   const DeviceProperties &P = Dev.properties();
   std::string Target(P.Target->Name);
   auto Start = std::chrono::steady_clock::now();
-  ModuleImage Image{M.Name, {}, M.Ptx, Opts.OptLevel};
+  ModuleImage Image{M.Name, {}, M.Ptx, Opts.OptLevel, Opts.CodeObjectVersion};
 
   // The host device translates PTX itself; what it caches is its compiled form of the module.
   const bool Host = P.Format == ModuleFormat::Ptx;
@@ -276,7 +268,7 @@ Error ModuleLoader::loadModule(LazyModule &M) {
   Fields.Target = Target;
   Fields.OptLevel = Opts.OptLevel;
   Fields.CodeObjectVersion = Opts.CodeObjectVersion;
-  Fields.Output = Host ? HostCompiledOutput : unsigned(PTX2AMD_OUTPUT_CODE_OBJECT);
+  Fields.Output = Host ? HostCompiledOutput : CodeObjectOutput;
   // Host code for one CPU may not run on another (a cache shared over NFS).
   Fields.Options = P.CompiledFor;
   CacheKey Key = CacheKey::compute(Fields);
@@ -330,19 +322,18 @@ Error ModuleLoader::loadModule(LazyModule &M) {
   }
 
   if (!Payload) {
-    jit::Options JO;
-    JO.Target = P.Target;
-    JO.Codegen = {Opts.OptLevel, Opts.CodeObjectVersion};
-    JO.Output = PTX2AMD_OUTPUT_CODE_OBJECT;
-    jit::Translation T = jit::translate(SourceText::borrow(M.Name, M.Ptx), JO);
+    pipeline::Options PO;
+    PO.Target = P.Target;
+    PO.Codegen = {Opts.OptLevel, Opts.CodeObjectVersion};
+    pipeline::Translation T = pipeline::translate(SourceText::borrow(M.Name, M.Ptx), PO);
     ++Translations;
     if (!T.HasCodeObject)
       return makeError("module '" + M.Name + "' failed to translate for " + Target + ": " +
                        StringRef(T.Error.empty() ? T.Diagnostics : T.Error).trim());
     std::vector<std::pair<std::string, std::string>> Kernels;
     unsigned Failed = 0;
-    for (const jit::KernelResult &K : T.Kernels) {
-      Kernels.emplace_back(T.Functions[K.Function].Name, unavailableReason(T, K));
+    for (const pipeline::KernelResult &K : T.Kernels) {
+      Kernels.emplace_back(T.function(K).Name, T.unavailableReason(K));
       Failed += !Kernels.back().second.empty();
     }
     log(LogLevel::Info, formatv("translated '{0}' for {1} in {2:F1} ms ({3} kernels, {4} "

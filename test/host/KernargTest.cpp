@@ -5,11 +5,31 @@
 
 #include "ptx2amd/amdgpu-backend/Codegen.h"
 #include "ptx2amd/amdgpu-backend/Kernarg.h"
-#include "ptx2amd/ptx-ir/Reader.h"
+#include "ptx2amd/pipeline/Translate.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace host_test;
+
+namespace {
+
+/// The kernels of the code object the GPU path gets for \p Ptx, through the pipeline.
+std::vector<amdgpu::KernelMetadata> codeObject(const std::string &Name, llvm::StringRef Ptx,
+                                               const amdgpu::Target &T) {
+  pipeline::Options Opts;
+  Opts.Target = &T;
+  pipeline::Translation Tr =
+      pipeline::translate(std::make_shared<SourceText>(Name, Ptx.str()), Opts);
+  if (!Tr.HasCodeObject)
+    FAIL(Tr.Diagnostics);
+  std::vector<amdgpu::KernelMetadata> Out;
+  for (pipeline::KernelResult &K : Tr.Kernels)
+    if (K.Metadata)
+      Out.push_back(*K.Metadata);
+  return Out;
+}
+
+} // namespace
 
 TEST_CASE("v5 hidden arguments sit where LLVM's code objects put them", "[kernarg]") {
   // vector_add's saxpy reads gridDim: its code object lists the hidden arguments.
@@ -17,19 +37,11 @@ TEST_CASE("v5 hidden arguments sit where LLVM's code objects put them", "[kernar
   REQUIRE(bool(Text));
   for (const char *Name : WaveTargets) {
     const amdgpu::Target &T = *amdgpu::findTarget(Name);
-    auto M = ir::readModule(
-        std::make_shared<SourceText>("vector_add.ptx", (*Text)->getBuffer().str()), {});
-    REQUIRE(bool(M));
-    auto L = lowering::lowerModule(**M, {std::string(T.Name), T.WaveSize, T.IsaVersion, 5});
-    REQUIRE(bool(L));
-    auto CO = amdgpu::compileToCodeObject(*L->Module, T, {3, 5});
-    if (!CO)
-      FAIL(llvm::toString(CO.takeError()));
-    auto KIt =
-        std::find_if(CO->Kernels.begin(), CO->Kernels.end(), [](const amdgpu::KernelMetadata &K) {
-          return K.Name == "_Z5saxpyifPKfS0_Pf";
-        });
-    REQUIRE(KIt != CO->Kernels.end());
+    auto CO = codeObject("vector_add.ptx", (*Text)->getBuffer(), T);
+    auto KIt = std::find_if(CO.begin(), CO.end(), [](const amdgpu::KernelMetadata &K) {
+      return K.Name == "_Z5saxpyifPKfS0_Pf";
+    });
+    REQUIRE(KIt != CO.end());
     const amdgpu::KernelMetadata &K = *KIt;
     std::vector<amdgpu::KernelArgMetadata> Ours =
         amdgpu::codeObjectV5HiddenArgs(K.explicitKernargSize());
@@ -105,16 +117,10 @@ TEST_CASE("each kernel's static LDS is the code object's figure", "[kernarg]") {
     for (const char *Name : WaveTargets) {
       INFO(Program << " on " << Name);
       const amdgpu::Target &T = *amdgpu::findTarget(Name);
-      auto M = ir::readModule(std::make_shared<SourceText>(Path, (*Text)->getBuffer().str()), {});
-      REQUIRE(bool(M));
-      auto L = lowering::lowerModule(**M, {std::string(T.Name), T.WaveSize, T.IsaVersion, 5});
-      REQUIRE(bool(L));
-      auto CO = amdgpu::compileToCodeObject(*L->Module, T, {3, 5});
-      if (!CO)
-        FAIL(llvm::toString(CO.takeError()));
+      auto CO = codeObject(Path, (*Text)->getBuffer(), T);
       host::LoadedModule &Host = module(Path, Name);
       unsigned Compared = 0;
-      for (const amdgpu::KernelMetadata &K : CO->Kernels) {
+      for (const amdgpu::KernelMetadata &K : CO) {
         INFO(K.Name);
         const amdgpu::KernelMetadata *H = Host.metadata(K.Name);
         REQUIRE(H);

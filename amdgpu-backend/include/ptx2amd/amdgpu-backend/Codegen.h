@@ -115,6 +115,17 @@ llvm::Error optimizeModule(llvm::Module &M, const Target &T, const CodegenOption
 llvm::Expected<std::string> compileToAssembly(llvm::Module &M, const Target &T,
                                               const CodegenOptions &Opts);
 
+/// Assembly text of \p M, which optimizeModule has prepared and optimised.
+llvm::Expected<std::string> emitAssembly(llvm::Module &M, const Target &T,
+                                         const CodegenOptions &Opts);
+
+/// Codegen of \p M, which optimizeModule has prepared and optimised, to a relocatable object,
+/// linked with lld, its metadata read. A kernel whose code generation fails (LLVM reports a
+/// fatal error or crashes in instruction selection) is left out and listed in
+/// CodeObject::Dropped; the others are still compiled.
+llvm::Expected<CodeObject> emitCodeObject(llvm::Module &M, const Target &T,
+                                          const CodegenOptions &Opts);
+
 /// optimizeModule, codegen to a relocatable object, link with lld, read the metadata.
 /// A kernel whose code generation fails (LLVM reports a fatal error or crashes in
 /// instruction selection) is left out and listed in CodeObject::Dropped; the

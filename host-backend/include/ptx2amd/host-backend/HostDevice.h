@@ -25,13 +25,17 @@
 #include "ptx2amd/amdgpu-backend/DeviceOutput.h"
 #include "ptx2amd/amdgpu-backend/KernelMetadata.h"
 #include "ptx2amd/amdgpu-backend/Target.h"
-#include "ptx2amd/lowering/Lowering.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+namespace llvm {
+class Module;
+} // namespace llvm
+
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -60,9 +64,12 @@ struct LaunchConfig {
   bool Fibers = false;
 };
 
-/// How a module is translated for the host.
+/// How a module is translated for the host: as for a code object of these options.
 struct LoadOptions {
   unsigned OptLevel = 3; ///< the AMDGPU pipeline's level (as for code objects); also the host's
+  unsigned CodeObjectVersion = 5; ///< of the hidden kernel arguments the module reads
+  /// Called with the optimised module as the pipeline hands it over, before retargeting.
+  std::function<void(const llvm::Module &)> OnOptimized;
 };
 
 /// The version of LoadedModule::compiled()'s format; loadCompiled() refuses every other.
@@ -139,14 +146,12 @@ public:
   static llvm::Expected<unsigned> computeUnits();
   ~Device();
 
-  /// Reads, lowers and loads PTX text for \p T (a target of the table; wave64 or wave32).
+  /// Translates PTX text for \p T (a target of the table; wave64 or wave32) through the
+  /// translation pipeline, as for a code object, then re-targets the optimised module and
+  /// compiles it for the host.
   llvm::Expected<std::unique_ptr<LoadedModule>> loadPtx(llvm::StringRef Ptx, llvm::StringRef Name,
                                                         const amdgpu::Target &T,
                                                         const LoadOptions &Opts = {});
-  /// Loads a lowered module for \p T: links the device libraries and optimises it as for a code
-  /// object, then re-targets and compiles it for the host.
-  llvm::Expected<std::unique_ptr<LoadedModule>>
-  load(lowering::LoweredModule L, const amdgpu::Target &T, const LoadOptions &Opts = {});
   /// Loads what LoadedModule::compiled() returned, for \p T, linking its object only. Bytes of
   /// another format version, target or host, or that fail the checksum, are an error saying so.
   llvm::Expected<std::unique_ptr<LoadedModule>> loadCompiled(llvm::ArrayRef<uint8_t> Bytes,

@@ -69,6 +69,7 @@ struct ModuleImage {
   llvm::ArrayRef<uint8_t> CodeObject; ///< ModuleFormat::CodeObject: for properties().Target
   llvm::StringRef Ptx;                ///< ModuleFormat::Ptx
   unsigned OptLevel = 3;              ///< ModuleFormat::Ptx: of the translation, 0..3
+  unsigned CodeObjectVersion = 5;     ///< ModuleFormat::Ptx: as for a code object of it
 };
 
 enum class MemoryKind {

@@ -46,7 +46,9 @@ namespace ptx2amd::loader {
 
 enum class LogLevel { Off, Info, Debug };
 
-/// The cache's output kind of the host device's entries (next to ptx2amd_output's kinds).
+/// The cache's output kinds: a code object with its kernels' states, or the host device's
+/// compiled form of a module.
+inline constexpr unsigned CodeObjectOutput = 0x68736361;   // "hsca"
 inline constexpr unsigned HostCompiledOutput = 0x686f7374; // "host"
 
 /// The compiled form of \p M, a module a host device (ModuleFormat::Ptx) loaded: host-backend's

@@ -1,6 +1,7 @@
-// PTX text -> code object, the sequence of the pipeline (read, lower, compile) with every outcome
-// recorded per function and per kernel.
-#include "ptx2amd/jit/Translate.h"
+// The translation pipeline in order: read, lower, expose the variables the host reads, link the
+// device libraries and optimise, then AMDGPU codegen and link, or the optimised module for the
+// host device. Every outcome is recorded per function and per kernel.
+#include "ptx2amd/pipeline/Translate.h"
 
 #include "ptx2amd/lowering/Lowering.h"
 #include "ptx2amd/ptx-ir/Reader.h"
@@ -8,15 +9,19 @@
 #include <fmt/format.h>
 #include <llvm/ADT/DenseSet.h>
 #include <llvm/ADT/SetVector.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/InstrTypes.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Support/xxhash.h>
 
-namespace ptx2amd::jit {
+namespace ptx2amd::pipeline {
 namespace {
 
-constexpr unsigned LdsAddressSpace = 3;
+constexpr unsigned GlobalAddressSpace = 1, LdsAddressSpace = 3, ConstantAddressSpace = 4;
 
 /// `.extern .shared` arrays become external zero-sized LDS globals: their size comes at launch.
 bool isDynamicLds(const llvm::GlobalVariable &G) {
@@ -73,13 +78,30 @@ std::string joinDiags(const std::vector<ir::Diagnostic> &Diags) {
   return S;
 }
 
+/// The module's `.global` and `.const` variables keep their names and stay writable: the host
+/// reads and writes them between launches (cudaMemcpyToSymbol), so the optimiser must neither
+/// drop them nor fold their initial values into the code. Protected: the code reaches them
+/// directly, not through the GOT.
+void exposeGlobals(llvm::Module &M) {
+  for (llvm::GlobalVariable &G : M.globals()) {
+    unsigned AS = G.getAddressSpace();
+    if ((AS != GlobalAddressSpace && AS != ConstantAddressSpace) || G.isDeclaration() ||
+        !G.hasName() || G.getName().starts_with("__ptx2amd") || G.getName().starts_with("llvm.") ||
+        G.hasGlobalUnnamedAddr())
+      continue;
+    G.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    G.setVisibility(llvm::GlobalValue::ProtectedVisibility);
+    G.setConstant(false);
+  }
+}
+
 /// Marks every kernel not translated because the module as a whole failed.
-void failModule(Translation &T, ptx2amd_status Status, std::string Error, const std::string &Name) {
-  T.Status = Status;
+void failModule(Translation &T, Status Result, std::string Error, const std::string &Name) {
+  T.Result = Result;
   T.Diagnostics += fmt::format("{}: error: {}\n", Name, Error);
   for (FunctionResult &F : T.Functions)
     if (F.translated()) {
-      F.State = PTX2AMD_FUNCTION_MODULE_FAILED;
+      F.State = FunctionState::ModuleFailed;
       F.Reason = Error;
     }
   for (KernelResult &K : T.Kernels)
@@ -87,16 +109,53 @@ void failModule(Translation &T, ptx2amd_status Status, std::string Error, const 
   T.Error = std::move(Error);
 }
 
+/// Records the kernels that \p Dropped lists as left out of the output, with the reason.
+void leaveOut(Translation &T, const std::vector<amdgpu::DroppedKernel> &Dropped) {
+  for (const amdgpu::DroppedKernel &D : Dropped)
+    for (FunctionResult &F : T.Functions)
+      if (F.IsKernel && F.Name == D.Name && F.translated()) {
+        F.State = FunctionState::LeftOut;
+        F.Reason = D.Reason;
+        T.Diagnostics += fmt::format("{}: warning: kernel '{}' left out of the code object for "
+                                     "{}: {}\n",
+                                     T.Name, F.Name, T.Target, F.Reason);
+      }
+}
+
 } // namespace
+
+Translation::Translation() = default;
+Translation::Translation(Translation &&) = default;
+Translation &Translation::operator=(Translation &&) = default;
+Translation::~Translation() = default;
+
+std::string Translation::unavailableReason(const KernelResult &K) const {
+  const FunctionResult &F = function(K);
+  if (F.translated() && (K.Metadata || Module))
+    return "";
+  llvm::StringRef Reason = llvm::StringRef(F.Reason).trim();
+  return Reason.empty() ? "not in the code object" : Reason.str();
+}
+
+uint64_t moduleHash(const llvm::Module &M) {
+  llvm::SmallVector<char, 0> Bitcode;
+  llvm::BitcodeWriter W(Bitcode);
+  W.writeModule(M);
+  W.writeSymtab();
+  W.writeStrtab();
+  return llvm::xxh3_64bits(
+      llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Bitcode.data()), Bitcode.size()));
+}
 
 Translation translate(std::shared_ptr<const SourceText> Source, const Options &Opts) {
   Translation T;
   T.Target = std::string(Opts.Target->Name);
-  const std::string Name = Source->name();
+  T.Name = Source->name();
+  const std::string &Name = T.Name;
   // Bodies are built lazily, by the lowering, one function at a time.
   auto M = ir::readModule(Source, {/*Lazy=*/true, /*Threads=*/1, /*Verify=*/true});
   if (!M) {
-    T.Status = PTX2AMD_ERROR_INVALID_INPUT;
+    T.Result = Status::InvalidInput;
     T.Error = llvm::toString(M.takeError());
     T.Diagnostics = T.Error + "\n";
     return T;
@@ -108,7 +167,7 @@ Translation translate(std::shared_ptr<const SourceText> Source, const Options &O
   auto L = lowering::lowerModule(
       **M, {T.Target, Tgt.WaveSize, Tgt.IsaVersion, Opts.Codegen.CodeObjectVersion});
   if (!L) {
-    failModule(T, PTX2AMD_ERROR_TRANSLATION_FAILED, llvm::toString(L.takeError()), Name);
+    failModule(T, Status::TranslationFailed, llvm::toString(L.takeError()), Name);
     return T;
   }
 
@@ -121,7 +180,7 @@ Translation translate(std::shared_ptr<const SourceText> Source, const Options &O
     if (const ir::Function *IF = (*M)->function(F.Name); IF && !IF->isDefinition())
       continue;
     FunctionResult FR{F.Name, F.IsKernel,
-                      F.Lowered ? PTX2AMD_FUNCTION_TRANSLATED : PTX2AMD_FUNCTION_FAILED,
+                      F.Lowered ? FunctionState::Translated : FunctionState::Failed,
                       joinDiags(F.Diags)};
     T.Diagnostics += FR.Reason;
     if (F.IsKernel) {
@@ -134,34 +193,53 @@ Translation translate(std::shared_ptr<const SourceText> Source, const Options &O
     T.Functions.push_back(std::move(FR));
   }
 
-  switch (Opts.Output) {
-  case PTX2AMD_OUTPUT_LLVM_IR: {
+  if (Opts.Out == Output::LoweredIr) {
     llvm::raw_string_ostream OS(T.Text);
     L->Module->print(OS, nullptr);
     T.HasText = true;
     return T;
   }
-  case PTX2AMD_OUTPUT_ASSEMBLY: {
-    auto Asm = amdgpu::compileToAssembly(*L->Module, Tgt, Opts.Codegen);
+
+  llvm::Module &LM = *L->Module;
+  exposeGlobals(LM);
+  std::vector<amdgpu::DroppedKernel> Dropped;
+  if (llvm::Error E = amdgpu::optimizeModule(LM, Tgt, Opts.Codegen, &Dropped)) {
+    failModule(T, Status::TranslationFailed, llvm::toString(std::move(E)), Name);
+    return T;
+  }
+  leaveOut(T, Dropped);
+  if (Opts.OnOptimized)
+    Opts.OnOptimized(LM);
+
+  switch (Opts.Out) {
+  case Output::LoweredIr:
+    break;
+  case Output::OptimizedModule:
+    T.Module = std::move(L->Module);
+    T.Context = std::move(L->Context);
+    return T;
+  case Output::Assembly: {
+    auto Asm = amdgpu::emitAssembly(LM, Tgt, Opts.Codegen);
     if (!Asm) {
-      failModule(T, PTX2AMD_ERROR_TRANSLATION_FAILED, llvm::toString(Asm.takeError()), Name);
+      failModule(T, Status::TranslationFailed, llvm::toString(Asm.takeError()), Name);
       return T;
     }
     T.Text = std::move(*Asm);
     T.HasText = true;
     return T;
   }
-  case PTX2AMD_OUTPUT_CODE_OBJECT:
+  case Output::CodeObject:
     break;
   }
 
-  auto CO = amdgpu::compileToCodeObject(*L->Module, Tgt, Opts.Codegen);
+  auto CO = amdgpu::emitCodeObject(LM, Tgt, Opts.Codegen);
   if (!CO) {
-    failModule(T, PTX2AMD_ERROR_TRANSLATION_FAILED, llvm::toString(CO.takeError()), Name);
+    failModule(T, Status::TranslationFailed, llvm::toString(CO.takeError()), Name);
     return T;
   }
   for (const std::string &W : CO->Warnings)
     T.Diagnostics += fmt::format("{}: warning: {}\n", Name, W);
+  leaveOut(T, CO->Dropped);
   for (KernelResult &K : T.Kernels) {
     FunctionResult &F = T.Functions[K.Function];
     if (!F.translated())
@@ -169,15 +247,7 @@ Translation translate(std::shared_ptr<const SourceText> Source, const Options &O
     auto It = llvm::find_if(CO->Kernels,
                             [&](const amdgpu::KernelMetadata &MD) { return MD.Name == F.Name; });
     if (It == CO->Kernels.end()) {
-      // Left out by the backend (an undefined symbol, or code generation failed for it alone):
-      // the others are in the code object.
-      auto D = llvm::find_if(CO->Dropped,
-                             [&](const amdgpu::DroppedKernel &DK) { return DK.Name == F.Name; });
-      F.State = PTX2AMD_FUNCTION_LEFT_OUT;
-      F.Reason = D == CO->Dropped.end() ? "missing from the code object" : D->Reason;
-      T.Diagnostics +=
-          fmt::format("{}: warning: kernel '{}' left out of the code object for {}: {}\n", Name,
-                      F.Name, T.Target, F.Reason);
+      leaveOut(T, {{F.Name, "missing from the code object"}});
       continue;
     }
     K.ExplicitArgs =
@@ -189,4 +259,4 @@ Translation translate(std::shared_ptr<const SourceText> Source, const Options &O
   return T;
 }
 
-} // namespace ptx2amd::jit
+} // namespace ptx2amd::pipeline
