@@ -1,0 +1,309 @@
+//===- WorkItems.cpp - the wave emulator's work-items and the calls kernel code makes ===//
+//
+// A workgroup's work-items run one after the other up to their next synchronisation point, each
+// a compiled workgroup's coroutine (WorkGroup.cpp) or, the fallback, a fiber; the wave or the
+// workgroup then completes the operation they meet at (SyncOps.h). The entry points that
+// retargeted code calls are here too, with the thread-local state they read.
+#include "Workers.h"
+
+#include "ImageUnit.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace ptx2amd::host::workers {
+
+// Initial-exec: kernel code reads its state at every region, and the general model's
+// __tls_get_addr was a tenth of a compiled workgroup's time (two pointers of static TLS).
+__attribute__((tls_model("initial-exec"))) constinit thread_local Worker *CurrentWorker = nullptr;
+__attribute__((tls_model("initial-exec"))) constinit thread_local LaneState *CurrentState = nullptr;
+
+namespace {
+
+void laneMain(ctx::transfer_t T) {
+  Worker &W = *CurrentWorker;
+  W.Sched = T.fctx;
+  Lane &L = *static_cast<Lane *>(T.data);
+  W.Launch->Entry(W.Launch->Kernarg);
+  L.St = Status::Exited;
+  ctx::jump_fcontext(W.Sched, nullptr);
+}
+
+void resume(Worker &W, Lane &L) {
+  W.Current = &L;
+  CurrentState = &L.State;
+  const bool Slept = L.Kind == Op::Sleep;
+  if (const KernelLaunch &K = *W.Launch; K.WorkGroup) {
+    // Up to its next synchronisation point, where it posts; a work-item that posts nothing has
+    // returned.
+    L.State.PostOp = NoPost;
+    if (!L.Frame)
+      K.WorkGroup(K.Kernarg); // makes its frame and stops before the kernel's first instruction
+    K.Resume(L.Frame);
+    if (L.State.PostOp == NoPost) {
+      L.St = Status::Exited;
+    } else {
+      L.Kind = Op(L.State.PostOp);
+      L.A = L.State.PostA;
+      L.B = L.State.PostB;
+      L.Site = L.State.PostSite;
+      L.St = syncOp(L.Kind).Kind == SyncKind::Yield ? Status::Ready : Status::Blocked;
+    }
+  } else {
+    ctx::transfer_t T = ctx::jump_fcontext(L.Ctx, &L);
+    L.Ctx = T.fctx;
+  }
+  W.Current = nullptr;
+  // From one sleep to the next (a spin that keeps waiting) is no progress for the watchdog.
+  // Only this worker writes its count: no locked add on this path.
+  if (!Slept || L.Kind != Op::Sleep || L.St != Status::Ready)
+    W.Progress.store(W.Progress.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+/// Called by a lane: wait for the wave (or workgroup) at this operation, return its result.
+uint64_t meet(Op K, uint64_t A, uint64_t B, void *Site) {
+  Worker *W = CurrentWorker;
+  if (!W || !W->Current || W->Launch->WorkGroup) {
+    // A plain-loop kernel or a compiled workgroup that reaches a cross-lane operation: the
+    // classification missed it.
+    if (W && W->InKernel) {
+      W->Internal = "internal error: a cross-lane operation outside a fiber";
+      siglongjmp(W->Jmp, int(Abort::Internal));
+    }
+    return 0;
+  }
+  Lane &L = *W->Current;
+  L.Kind = K;
+  L.A = A;
+  L.B = B;
+  L.Site = reinterpret_cast<uintptr_t>(Site);
+  L.St = Status::Blocked;
+  ctx::transfer_t T = ctx::jump_fcontext(W->Sched, nullptr);
+  CurrentWorker->Sched = T.fctx;
+  return L.Result;
+}
+
+/// Runs one group of a wave: the blocked lanes at the same operation (EXEC = these lanes), the
+/// result computed by the operation's row of the table from what they posted.
+void runWaveGroup(Lane *Wave, unsigned Count, unsigned WaveSize, uintptr_t Site) {
+  WaveOperands Ops;
+  Ops.Count = Count;
+  Ops.WaveSize = WaveSize;
+  Op Kind = Op::WaveBarrier;
+  for (unsigned I = 0; I < Count; ++I) {
+    const Lane &L = Wave[I];
+    if (L.St == Status::Blocked && L.Kind != Op::Barrier && L.Site == Site) {
+      Ops.Exec |= uint64_t(1) << I;
+      Ops.A[I] = L.A;
+      Ops.B[I] = L.B;
+      Kind = L.Kind;
+    }
+  }
+  syncOp(Kind).Combine(Ops);
+  for (unsigned I = 0; I < Count; ++I)
+    if (Ops.Exec >> I & 1) {
+      Wave[I].Result = Wave[I].State.Result = Ops.Result[I];
+      Wave[I].St = Status::Ready;
+    }
+}
+
+} // namespace
+
+void runFibers(Worker &W, const KernelLaunch &L, unsigned N, unsigned Groups,
+               const std::atomic<bool> &Stop) {
+  const unsigned WS = L.WaveSize, All = N * Groups;
+  for (unsigned I = 0; I < All; ++I) {
+    Lane &Ln = W.Lanes[I];
+    uint8_t *Lo = fiberStack(W, I);
+    if (L.WorkGroup) {
+      // Its private variables: in its frame, or (those no synchronisation point separates) on
+      // the worker's stack.
+      Ln.Frame = nullptr;
+      Ln.State.PrivateLo = reinterpret_cast<uint64_t>(std::min(Lo, W.StackLo));
+      Ln.State.PrivateHi =
+          reinterpret_cast<uint64_t>(std::max(Lo + FiberStack, W.StackLo + ThreadStack));
+    } else {
+      Ln.State.PrivateLo = reinterpret_cast<uint64_t>(Lo);
+      Ln.State.PrivateHi = reinterpret_cast<uint64_t>(Lo + FiberStack);
+      Ln.Ctx = ctx::make_fcontext(Lo + FiberStack, FiberStack, laneMain);
+    }
+    Ln.St = Status::Ready;
+    Ln.Kind = Op::Barrier;
+  }
+  for (;;) {
+    // Each group's lanes waiting in a wave operation, and ready ones, after this pass.
+    unsigned AtWaveOp[CooperativeWorkgroups] = {}, StillReady[CooperativeWorkgroups] = {};
+    for (unsigned I = 0; I < All; ++I) {
+      Lane &Ln = W.Lanes[I];
+      if (Ln.St == Status::Ready)
+        resume(W, Ln);
+      AtWaveOp[I / N] += Ln.St == Status::Blocked && Ln.Kind != Op::Barrier;
+      StillReady[I / N] += Ln.St == Status::Ready;
+    }
+    bool Live = false;
+    for (unsigned G = 0; G < Groups; ++G) {
+      Lane *Group = &W.Lanes[G * N];
+      if (!AtWaveOp[G] && StillReady[G]) {
+        Live = true;
+        continue;
+      }
+      // Every lane is blocked or gone: one group per wave may run its cross-lane operation, the
+      // one at the lowest code address. A wave runs code in layout order: the first part of a
+      // divergent region before the other, a loop's body before what follows it, so lanes that
+      // went ahead (to where the wave reconverges) wait for the others to come.
+      bool Progress = false;
+      for (unsigned Base = 0; AtWaveOp[G] && Base < N; Base += WS) {
+        unsigned Count = std::min(WS, N - Base);
+        Lane *Wave = Group + Base;
+        const Lane *First = nullptr;
+        for (unsigned I = 0; I < Count; ++I)
+          if (Wave[I].St == Status::Blocked && Wave[I].Kind != Op::Barrier &&
+              (!First || Wave[I].Site < First->Site))
+            First = &Wave[I];
+        if (First) {
+          runWaveGroup(Wave, Count, WS, First->Site);
+          Progress = true;
+        }
+      }
+      if (Progress || StillReady[G]) {
+        Live = true;
+        continue;
+      }
+      // Only the workgroup barrier is left (one per workgroup, as on AMDGPU and in PTX's
+      // bar.sync 0: the work-items may wait at different calls of it). It runs when every live
+      // work-item reached it; exited ones drop out. Work-items that never come (they spin) keep
+      // the others waiting until the watchdog stops the workgroup.
+      for (unsigned I = 0; I < N; ++I)
+        if (Group[I].St != Status::Exited) {
+          Group[I].St = Status::Ready;
+          Group[I].Result = 0;
+          Live = true;
+        }
+    }
+    if (!Live || (Groups > 1 && Stop.load(std::memory_order_relaxed)))
+      return;
+  }
+}
+
+} // namespace ptx2amd::host::workers
+
+// ---- the entry points that retargeted code calls (names in LaneState.h) ----
+using namespace ptx2amd::host;
+using namespace ptx2amd::host::workers;
+
+extern "C" {
+
+LaneState *__ptx2amd_host_state() { return CurrentState; }
+
+__attribute__((noinline)) uint64_t __ptx2amd_host_ballot(uint32_t Pred) {
+  return meet(Op::Ballot, Pred != 0, 0, __builtin_return_address(0));
+}
+
+__attribute__((noinline)) uint32_t __ptx2amd_host_bpermute(uint32_t Address, uint32_t Data) {
+  return uint32_t(meet(Op::Bpermute, Address, Data, __builtin_return_address(0)));
+}
+
+__attribute__((noinline)) uint64_t __ptx2amd_host_readlane(uint64_t Value, uint32_t Lane) {
+  return meet(Op::Readlane, Value, Lane, __builtin_return_address(0));
+}
+
+__attribute__((noinline)) uint64_t __ptx2amd_host_readfirstlane(uint64_t Value) {
+  return meet(Op::Readfirstlane, Value, 0, __builtin_return_address(0));
+}
+
+__attribute__((noinline)) void __ptx2amd_host_wave_barrier() {
+  meet(Op::WaveBarrier, 0, 0, __builtin_return_address(0));
+}
+
+__attribute__((noinline)) void __ptx2amd_host_barrier() {
+  meet(Op::Barrier, 0, 0, __builtin_return_address(0));
+}
+
+void __ptx2amd_host_sleep() {
+  Worker *W = CurrentWorker;
+  // A plain loop: nobody else to run. (A compiled workgroup posts its sleeps, never calls this.)
+  if (!W || !W->Current || W->Launch->WorkGroup)
+    return;
+  W->Current->Kind = Op::Sleep;
+  ctx::transfer_t T = ctx::jump_fcontext(W->Sched, nullptr);
+  CurrentWorker->Sched = T.fctx;
+}
+
+/// A compiled workgroup's work-item starts: its frame, where its fiber stack would be.
+void *__ptx2amd_host_frame(uint64_t Bytes) {
+  Worker *W = CurrentWorker;
+  Lane *L = W ? W->Current : nullptr;
+  if (!L || !W->InKernel)
+    abort(); // not reachable: only a compiled workgroup's work-item calls it, on a worker
+  if (Bytes > FiberStack) {
+    W->Internal = "a work-item keeps " + std::to_string(Bytes) +
+                  " bytes across synchronisation points, more than its " +
+                  std::to_string(FiberStack) + " bytes of private memory";
+    W->InKernel = 0;
+    siglongjmp(W->Jmp, int(Abort::Internal));
+  }
+  L->Frame = fiberStack(*W, unsigned(L - W->Lanes.data()));
+  return L->Frame;
+}
+
+[[noreturn]] void __ptx2amd_host_trap() {
+  Worker *W = CurrentWorker;
+  if (W && W->InKernel) {
+    W->InKernel = 0;
+    siglongjmp(W->Jmp, int(Abort::Trap));
+  }
+  abort(); // not reachable: only kernel code calls it, and only on workers
+}
+
+uint64_t __ptx2amd_host_steady_counter() {
+  // AMD's real-time counter runs at 100 MHz (the lowering scales it to nanoseconds).
+  auto Now = std::chrono::steady_clock::now().time_since_epoch();
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(Now).count() / 10);
+}
+}
+
+// compiler-rt's soft conversions (linked from its builtins archive): x86-64 code for half and
+// bfloat16 values calls them. Only their addresses are taken here.
+extern "C" {
+void __truncsfbf2();
+void __truncdfbf2();
+void __extendbfsf2();
+void __truncsfhf2();
+void __truncdfhf2();
+void __extendhfsf2();
+void __extendhfdf2();
+}
+
+namespace ptx2amd::host {
+
+std::vector<std::pair<const char *, void *>> runtimeSymbols() {
+  std::vector<std::pair<const char *, void *>> Symbols = {
+      {"__truncsfbf2", reinterpret_cast<void *>(&__truncsfbf2)},
+      {"__truncdfbf2", reinterpret_cast<void *>(&__truncdfbf2)},
+      {"__extendbfsf2", reinterpret_cast<void *>(&__extendbfsf2)},
+      {"__truncsfhf2", reinterpret_cast<void *>(&__truncsfhf2)},
+      {"__truncdfhf2", reinterpret_cast<void *>(&__truncdfhf2)},
+      {"__extendhfsf2", reinterpret_cast<void *>(&__extendhfsf2)},
+      {"__extendhfdf2", reinterpret_cast<void *>(&__extendhfdf2)},
+      {rt::State, reinterpret_cast<void *>(&__ptx2amd_host_state)},
+      {rt::Ballot, reinterpret_cast<void *>(&__ptx2amd_host_ballot)},
+      {rt::Bpermute, reinterpret_cast<void *>(&__ptx2amd_host_bpermute)},
+      {rt::Readlane, reinterpret_cast<void *>(&__ptx2amd_host_readlane)},
+      {rt::Readfirstlane, reinterpret_cast<void *>(&__ptx2amd_host_readfirstlane)},
+      {rt::WaveBarrier, reinterpret_cast<void *>(&__ptx2amd_host_wave_barrier)},
+      {rt::Barrier, reinterpret_cast<void *>(&__ptx2amd_host_barrier)},
+      {rt::Sleep, reinterpret_cast<void *>(&__ptx2amd_host_sleep)},
+      {rt::Trap, reinterpret_cast<void *>(&__ptx2amd_host_trap)},
+      {rt::SteadyCounter, reinterpret_cast<void *>(&__ptx2amd_host_steady_counter)},
+      {rt::Frame, reinterpret_cast<void *>(&__ptx2amd_host_frame)},
+  };
+  for (auto &S : imageUnitSymbols()) // ImageUnit.cpp
+    Symbols.push_back(S);
+  return Symbols;
+}
+
+} // namespace ptx2amd::host
