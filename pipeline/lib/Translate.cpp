@@ -179,9 +179,12 @@ Translation translate(std::shared_ptr<const SourceText> Source, const Options &O
     // Declarations (`.extern .func`) are not the module's to translate.
     if (const ir::Function *IF = (*M)->function(F.Name); IF && !IF->isDefinition())
       continue;
-    FunctionResult FR{F.Name, F.IsKernel,
+    FunctionResult FR{F.Name,
+                      F.IsKernel,
                       F.Lowered ? FunctionState::Translated : FunctionState::Failed,
-                      joinDiags(F.Diags)};
+                      joinDiags(F.Diags),
+                      std::move(F.Diags),
+                      std::move(F.ExternalCallees)};
     T.Diagnostics += FR.Reason;
     if (F.IsKernel) {
       KernelResult K;
@@ -229,6 +232,8 @@ Translation translate(std::shared_ptr<const SourceText> Source, const Options &O
     return T;
   }
   case Output::CodeObject:
+    if (Opts.SkipCodegen)
+      return T;
     break;
   }
 

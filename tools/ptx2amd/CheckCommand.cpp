@@ -2,8 +2,7 @@
 #include "Commands.h"
 
 #include "ptx2amd/amdgpu-backend/Target.h"
-#include "ptx2amd/lowering/Lowering.h"
-#include "ptx2amd/ptx-ir/Reader.h"
+#include "ptx2amd/pipeline/Translate.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -17,17 +16,21 @@ namespace ptx2amd::tool {
 namespace {
 
 const char CheckHelp[] =
-    R"(usage: ptx2amd check INPUT... [--arch TARGET ...] [--json] [--verbose]
+    R"(usage: ptx2amd check INPUT... [--arch TARGET ...] [--no-codegen] [--json] [--verbose]
 
 Reports, for each PTX module of each input (PTX text or a CUDA binary) and each target, which kernels
 translate and why the others do not, then every reason with its count, the kernels it affects and
-its first location. The per-TU PTX modules of relocatable device code (nvcc -rdc) are linked
-into one module first, as the runtime links them. A kernel that calls functions declared `.extern`
-in its module (supplied by the user at link time, as with cuSPARSE's callback kernels) translates,
-and is listed with the functions its code object needs before it can be loaded. Needs no GPU.
+its first location. It runs the whole translation that `ptx2amd compile` runs (code generation
+included), so a kernel translates here exactly when compile puts it in the code object. The per-TU
+PTX modules of relocatable device code (nvcc -rdc) are linked into one module first, as the
+runtime links them. A kernel that calls functions declared `.extern` in its module (supplied by
+the user at link time, as with cuSPARSE's callback kernels) translates, and is listed with the
+functions its code object needs before it can be loaded. Needs no GPU.
 
 options:
   --arch TARGET   a target to check for (default gfx90a); repeat for more
+  --no-codegen    stop after optimisation: much faster on whole libraries, but a kernel whose
+                  code generation fails is reported as translating
   --json          machine-readable output
   --verbose       list every kernel, not only those that do not translate
 
@@ -45,7 +48,7 @@ struct Reason {
 int runCheck(llvm::ArrayRef<std::string> Args) {
   std::vector<std::string> Inputs;
   std::vector<const amdgpu::Target *> Targets;
-  bool Json = false, Verbose = false;
+  bool Json = false, Verbose = false, NoCodegen = false;
   for (size_t K = 0; K < Args.size(); ++K) {
     const std::string &A = Args[K];
     if (A == "-h" || A == "--help") {
@@ -55,6 +58,8 @@ int runCheck(llvm::ArrayRef<std::string> Args) {
       Json = true;
     } else if (A == "--verbose") {
       Verbose = true;
+    } else if (A == "--no-codegen") {
+      NoCodegen = true;
     } else if (A == "--arch") {
       if (K + 1 >= Args.size()) {
         printError("'--arch' needs a target");
@@ -108,49 +113,61 @@ int runCheck(llvm::ArrayRef<std::string> Args) {
             llvm::outs() << fmt::format("{} [{}]: module not translatable: {}\n", Module, T->Name,
                                         Error);
         };
-        auto M = ir::readModule(Src, {true, 1, true});
-        if (!M) {
-          Report(Src->name(), llvm::toString(M.takeError()));
-          continue;
-        }
-        auto L = lowering::lowerModule(**M, {std::string(T->Name), T->WaveSize, T->IsaVersion});
-        if (!L) {
-          Report(Src->name(), llvm::toString(L.takeError()));
+        pipeline::Options Opts;
+        Opts.Target = T;
+        Opts.SkipCodegen = NoCodegen;
+        pipeline::Translation Tr = pipeline::translate(Src, Opts);
+        if (Tr.Result != pipeline::Status::Success) {
+          Report(Src->name(), llvm::StringRef(Tr.Error).trim().str());
           continue;
         }
         uint64_t ModKernels = 0, ModOk = 0, ModNeedLink = 0;
         std::string Lines;
-        for (const lowering::FunctionStatus &F : L->Functions) {
-          for (const ir::Diagnostic &D : F.Diags) {
-            Reason &R = Reasons[D.Message];
-            if (R.Count++ == 0)
-              R.First = fmt::format("{}:{}:{}", D.File, D.Loc.line, D.Loc.column);
-            if (F.IsKernel)
-              R.Kernels.insert(F.Name);
-          }
+        auto Count = [&](const std::string &Message, const std::string &Where,
+                         const pipeline::FunctionResult &F) {
+          Reason &R = Reasons[Message];
+          if (R.Count++ == 0)
+            R.First = Where;
+          if (F.IsKernel)
+            R.Kernels.insert(F.Name);
+        };
+        for (const pipeline::FunctionResult &F : Tr.Functions) {
+          for (const ir::Diagnostic &D : F.Diags)
+            Count(D.Message, fmt::format("{}:{}:{}", D.File, D.Loc.line, D.Loc.column), F);
           if (!F.IsKernel)
             continue;
           ++ModKernels;
-          ModOk += F.Lowered;
+          const bool NeedsLink =
+              F.State == pipeline::FunctionState::LeftOut && !F.ExternalCallees.empty();
+          // Left out for its code generation alone: the reason has no PTX location.
+          const bool CodegenFailed = F.State == pipeline::FunctionState::LeftOut && !NeedsLink;
+          const std::string Why = llvm::StringRef(F.Reason).trim().str();
+          if (CodegenFailed)
+            Count(Why, Src->name(), F);
+          const bool Translates = F.translated() || NeedsLink;
+          ModOk += Translates;
           llvm::json::Array JReasons;
           for (const ir::Diagnostic &D : F.Diags)
             JReasons.push_back(
                 llvm::json::Object{{"location", fmt::format("{}:{}", D.Loc.line, D.Loc.column)},
                                    {"reason", D.Message}});
+          if (CodegenFailed)
+            JReasons.push_back(llvm::json::Object{{"location", ""}, {"reason", Why}});
           llvm::json::Array JExternals;
           for (const std::string &E : F.ExternalCallees)
             JExternals.push_back(E);
           JKernels.push_back(llvm::json::Object{{"name", F.Name},
-                                                {"translates", F.Lowered},
+                                                {"translates", Translates},
+                                                {"in_code_object", F.translated()},
                                                 {"reasons", std::move(JReasons)},
                                                 {"external_callees", std::move(JExternals)}});
-          if (F.Lowered && !F.ExternalCallees.empty()) {
+          if (NeedsLink) {
             ++ModNeedLink;
             Lines += fmt::format("  kernel {}: translates; needs at link time: {}\n", F.Name,
                                  fmt::join(F.ExternalCallees, ", "));
             continue;
           }
-          if (F.Lowered) {
+          if (Translates) {
             if (Verbose)
               Lines += fmt::format("  kernel {}: translates\n", F.Name);
             continue;
@@ -158,6 +175,8 @@ int runCheck(llvm::ArrayRef<std::string> Args) {
           Lines += fmt::format("  kernel {}: not translatable\n", F.Name);
           for (const ir::Diagnostic &D : F.Diags)
             Lines += fmt::format("    {}:{}: {}\n", D.Loc.line, D.Loc.column, D.Message);
+          if (CodegenFailed)
+            Lines += fmt::format("    {}\n", Why);
         }
         Kernels += ModKernels;
         Translated += ModOk;

@@ -7,6 +7,7 @@
 
 #include "ptx2amd/amdgpu-backend/Codegen.h"
 #include "ptx2amd/ptx-grammar/Source.h"
+#include "ptx2amd/ptx-ir/IR.h"
 
 #include <cstdint>
 #include <functional>
@@ -48,6 +49,9 @@ struct Options {
   const amdgpu::Target *Target = nullptr;
   amdgpu::CodegenOptions Codegen;
   Output Out = Output::CodeObject;
+  /// Output::CodeObject stops after optimisation: every outcome but codegen's, much faster
+  /// (`ptx2amd check --no-codegen` on a whole library).
+  bool SkipCodegen = false;
   /// Called with the optimised module exactly as it goes on, to AMDGPU codegen or to the host
   /// retargeting (the module-identity test hashes it there).
   std::function<void(const llvm::Module &)> OnOptimized;
@@ -58,6 +62,10 @@ struct FunctionResult {
   bool IsKernel = false;
   FunctionState State = FunctionState::Failed;
   std::string Reason; ///< the diagnostics, one per line; empty when translated
+  std::vector<ir::Diagnostic> Diags; ///< why it was not lowered, located
+  /// Functions declared `.extern` in the module that it calls (directly or not), sorted: its
+  /// code object needs them linked in before it can be loaded, so it is left out alone.
+  std::vector<std::string> ExternalCallees;
   bool translated() const { return State == FunctionState::Translated; }
 };
 
