@@ -1,6 +1,6 @@
 // What a work-item of the host backend sees of itself: the record that replaced AMDGPU's
 // work-item registers. Translated code reaches its own through `__ptx2amd_host_state()` and
-// reads fields at these offsets (Retarget.cpp emits the loads; Runtime.cpp fills the records).
+// reads fields at these offsets (Retarget.cpp emits the loads; WorkItems.cpp fills the records).
 #pragma once
 
 #include <cstddef>
@@ -49,7 +49,7 @@ inline constexpr unsigned PostSite = offsetof(LaneState, PostSite);
 inline constexpr unsigned Result = offsetof(LaneState, Result);
 } // namespace state
 
-/// Names of the runtime entry points that retargeted code calls (Runtime.cpp defines them).
+/// Names of the runtime entry points that retargeted code calls (WorkItems.cpp defines them).
 namespace rt {
 inline constexpr const char *State = "__ptx2amd_host_state";
 inline constexpr const char *Ballot = "__ptx2amd_host_ballot";

@@ -1,4 +1,4 @@
-// The wave emulator and the workers that run workgroups (Runtime.cpp).
+// The wave emulator and the workers that run workgroups (Runtime.cpp; the work-items in WorkItems.cpp).
 #pragma once
 
 #include "ptx2amd/amdgpu-backend/Kernarg.h"

@@ -1,7 +1,7 @@
 // The synchronisation points of the wave emulator, in one table: the emulator calls at which a
 // work-item waits for its wave or its workgroup, and how a wave's result is computed from what
 // its lanes posted. Retarget.cpp (which calls make a kernel meet), WorkGroup.cpp (where a
-// compiled workgroup is cut into regions) and Runtime.cpp (fibers and compiled workgroups
+// compiled workgroup is cut into regions) and WorkItems.cpp (fibers and compiled workgroups
 // alike) all read this table; a new cross-lane operation is a new Op and a new row.
 #pragma once
 

@@ -1,7 +1,7 @@
 // Compiled workgroups: a kernel that meets at barriers or cross-lane operations runs each
 // work-item as a switched-resume coroutine (LLVM's coroutine lowering does the cutting into
 // regions and keeps what lives across a cut in the frame), so the workgroup's loop in
-// Runtime.cpp runs work-item after work-item up to their next synchronisation point and
+// WorkItems.cpp runs work-item after work-item up to their next synchronisation point and
 // computes the wave's or workgroup's operation between two regions; no fiber, no context
 // switch. A kernel whose synchronisation points cannot all be brought into its body stays on
 // fibers.

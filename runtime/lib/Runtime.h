@@ -350,7 +350,7 @@ cudaError_t streamId(cudaStream_t S, unsigned long long &Id);
 cudaError_t streamAttribute(cudaStream_t S, int Id, void *Value, bool Set);
 /// cuStreamCopyAttributes.
 cudaError_t copyStreamAttributes(cudaStream_t Dst, cudaStream_t Src);
-/// cudaStreamGetCaptureInfo (Graphs.cpp); the thread's capture mode is kept and exchanged as
+/// cudaStreamGetCaptureInfo (StreamCapture.cpp); the thread's capture mode is kept and exchanged as
 /// CUDA does.
 cudaError_t captureInfo(cudaStream_t S, int *Status, unsigned long long *Id, void **Graph,
                         const void **Dependencies, const void **EdgeData, size_t *Count);

@@ -1,5 +1,5 @@
 // dynamic_shared: the host side shared by the program (dynamic_shared.cu) and the host backend's
-// test (test/host/ProgramsMoreTest.cpp): the inputs, the reference of each kernel and the check of
+// test (test/host/ProgramsMemoryTest.cpp): the inputs, the reference of each kernel and the check of
 // every output. Plain C++ (host code only), compiled by nvcc's host compiler, clang (CUDA and HIP)
 // and g++.
 #pragma once
