@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ptx2amd/amdgpu-backend/Codegen.h"
+#include "ptx2amd/support/Error.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
@@ -45,8 +46,6 @@ using namespace llvm;
 namespace ptx2amd::amdgpu {
 
 namespace {
-
-Error makeError(const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); }
 
 /// Registers the AMDGPU target with LLVM once per process. Only the AMDGPU
 /// backend is registered; components that need others (the host backend)
@@ -94,14 +93,15 @@ Expected<std::unique_ptr<TargetMachine>> createTargetMachine(const Target &T,
   std::string Err;
   const llvm::Target *LT = amdgpuLLVMTarget(Err);
   if (!LT)
-    return makeError("AMDGPU backend not available in this LLVM: " + Err);
+    return makeError(ErrorKind::Internal, "AMDGPU backend not available in this LLVM: " + Err);
   TargetOptions TO;
   std::unique_ptr<TargetMachine> TM(
       LT->createTargetMachine(Triple(AmdgpuTriple), StringRef(T.Name.data(), T.Name.size()),
                               StringRef(T.Features.data(), T.Features.size()), TO, Reloc::PIC_,
                               std::nullopt, codegenLevel(Opts.OptLevel)));
   if (!TM)
-    return makeError("cannot create an AMDGPU target machine for " + StringRef(T.Name));
+    return makeError(ErrorKind::Internal,
+                     "cannot create an AMDGPU target machine for " + StringRef(T.Name));
   return TM;
 }
 
@@ -147,7 +147,7 @@ public:
     for (const std::string &E : Handler->Errors)
       Msg += "\n  " + E;
     Handler->Errors.clear();
-    return makeError(Msg);
+    return makeError(ErrorKind::Internal, Msg);
   }
   std::vector<std::string> takeWarnings() { return std::move(Handler->Warnings); }
 
@@ -164,14 +164,15 @@ Error prepareWith(Module &M, const Target &T, const CodegenOptions &Opts, Target
     raw_string_ostream OS(Text);
     if (verifyModule(M, &OS)) {
       StringRef Msg = StringRef(Text).rtrim();
-      return makeError("invalid LLVM module '" + M.getModuleIdentifier() +
-                       "': " + (Msg.empty() ? StringRef("verifier failed") : Msg));
+      return makeError(ErrorKind::Internal,
+                       "invalid LLVM module '" + M.getModuleIdentifier() +
+                           "': " + (Msg.empty() ? StringRef("verifier failed") : Msg));
     }
   }
   const Triple &Old = M.getTargetTriple();
   if (!Old.str().empty() && Old.getArch() != Triple::amdgcn)
-    return makeError("module '" + M.getModuleIdentifier() + "' is for '" + Old.str() + "', not " +
-                     AmdgpuTriple);
+    return makeError(ErrorKind::BadInput, "module '" + M.getModuleIdentifier() + "' is for '" +
+                                              Old.str() + "', not " + AmdgpuTriple);
   M.setTargetTriple(Triple(AmdgpuTriple));
   M.setDataLayout(TM.createDataLayout());
   M.setModuleFlag(Module::Error, "amdhsa_code_object_version", Opts.CodeObjectVersion * 100);
@@ -192,7 +193,7 @@ Error emitWith(Module &M, TargetMachine &TM, CodeGenFileType Kind, SmallVectorIm
   raw_svector_ostream OS(Out);
   legacy::PassManager PM;
   if (TM.addPassesToEmitFile(PM, OS, nullptr, Kind))
-    return makeError("the AMDGPU target machine cannot emit this file type");
+    return makeError(ErrorKind::Internal, "the AMDGPU target machine cannot emit this file type");
   PM.run(M);
   return Error::success();
 }
@@ -251,10 +252,11 @@ void runDefaultPipeline(Module &M, TargetMachine &TM, unsigned OptLevel) {
 
 Error validateOptions(const CodegenOptions &Opts) {
   if (Opts.OptLevel > 3)
-    return makeError("invalid optimisation level " + Twine(Opts.OptLevel) + " (0..3)");
+    return makeError(ErrorKind::BadInput,
+                     "invalid optimisation level " + Twine(Opts.OptLevel) + " (0..3)");
   if (Opts.CodeObjectVersion < 4 || Opts.CodeObjectVersion > 6)
-    return makeError("unsupported code object version " + Twine(Opts.CodeObjectVersion) +
-                     " (4, 5 or 6)");
+    return makeError(ErrorKind::BadInput, "unsupported code object version " +
+                                              Twine(Opts.CodeObjectVersion) + " (4, 5 or 6)");
   return Error::success();
 }
 
@@ -487,9 +489,10 @@ Expected<CodeObject> finishCodeObject(CodeObject CO, const Target &T, const Code
   if (!MD)
     return MD.takeError();
   if (MD->elfMach() != T.ElfMach || MD->codeObjectVersion() != Opts.CodeObjectVersion)
-    return makeError("internal error: the code object for " + StringRef(T.Name) +
-                     " has e_flags 0x" + Twine::utohexstr(MD->Flags) + " and ABI version " +
-                     Twine(MD->AbiVersion) + ", not what was asked for");
+    return makeError(ErrorKind::Internal, "internal error: the code object for " +
+                                              StringRef(T.Name) + " has e_flags 0x" +
+                                              Twine::utohexstr(MD->Flags) + " and ABI version " +
+                                              Twine(MD->AbiVersion) + ", not what was asked for");
   CO.Kernels = std::move(MD->Kernels);
   return CO;
 }
@@ -570,7 +573,8 @@ Expected<CodeObject> emitCodeObject(Module &M, const Target &T, const CodegenOpt
     if (!Emitted)
       return Emitted.takeError();
     if (!*Emitted)
-      return makeError("code generation for " + StringRef(T.Name) + " failed: " + Why);
+      return makeError(ErrorKind::Internal,
+                       "code generation for " + StringRef(T.Name) + " failed: " + Why);
   }
   if (Error E = S->Diags->takeErrors("code generation for " + std::string(T.Name)))
     return E;

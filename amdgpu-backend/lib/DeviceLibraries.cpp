@@ -12,6 +12,7 @@
 
 #include "ptx2amd/amdgpu-backend/DeviceLibraries.h"
 #include "ptx2amd/amdgpu-backend/Codegen.h"
+#include "ptx2amd/support/Error.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -36,8 +37,6 @@ using namespace llvm;
 
 namespace ptx2amd::amdgpu {
 namespace {
-
-Error makeError(const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); }
 
 struct Library {
   StringRef Name;
@@ -115,11 +114,13 @@ Error linkDeviceLibraries(Module &M, const Target &T, unsigned CodeObjectVersion
       continue;
     auto Lib = getLazyBitcodeModule(MemoryBufferRef(L.Bitcode, L.Name), M.getContext());
     if (!Lib)
-      return makeError("cannot read the " + L.Name + ": " + toString(Lib.takeError()));
+      return makeError(ErrorKind::Internal,
+                       "cannot read the " + L.Name + ": " + toString(Lib.takeError()));
     // The library's module flags (code object version, wchar size, ...) are those of its own
     // build; the module's own flags stand.
     if (Error E = (*Lib)->materializeMetadata())
-      return makeError("cannot read the " + L.Name + ": " + toString(std::move(E)));
+      return makeError(ErrorKind::Internal,
+                       "cannot read the " + L.Name + ": " + toString(std::move(E)));
     if (NamedMDNode *Flags = (*Lib)->getModuleFlagsMetadata())
       (*Lib)->eraseNamedMetadata(Flags);
     (*Lib)->setDataLayout(M.getDataLayout());
@@ -129,7 +130,7 @@ Error linkDeviceLibraries(Module &M, const Target &T, unsigned CodeObjectVersion
       if (Needed.count(F.getName().str()))
         Provided.insert(F.getName().str());
     if (Linker::linkModules(M, std::move(*Lib), Linker::Flags::LinkOnlyNeeded))
-      return makeError("linking the " + L.Name + " failed");
+      return makeError(ErrorKind::Internal, "linking the " + L.Name + " failed");
     for (const std::string &Name : Provided)
       if (Function *F = M.getFunction(Name); F && !F->isDeclaration())
         F->setLinkage(GlobalValue::InternalLinkage);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ptx2amd/amdgpu-backend/ImageDescriptors.h"
+#include "ptx2amd/support/Error.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
@@ -28,6 +29,9 @@ static_assert(offsetof(ImageObject, Format) == ImageObjectFormat);
 static_assert(offsetof(ImageObject, SamplerInfo) == ImageObjectSamplerInfo);
 
 namespace {
+
+/// Errors of this file, prefixed with what failed.
+Error fail(ErrorKind K, const Twine &Msg) { return makeError(K, "texture/surface: " + Msg); }
 
 /// Bits [Lo, Lo + Bits) of dword Word; Bits 0 = the generation has no such field.
 struct Field {
@@ -224,10 +228,6 @@ enum : unsigned { BorderTransBlack = 0, BorderOpaqueBlack = 1, BorderOpaqueWhite
 enum : unsigned { FilterPoint = 0, FilterBilinear = 1 };
 enum : unsigned { MipNone = 0, MipPoint = 1, MipLinear = 2 };
 
-Error makeError(const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), "texture/surface: " + Msg);
-}
-
 int shapeIndex(const TexelFormat &F) {
   for (unsigned I = 0; I < NumShapes; ++I)
     if (FormatShapes[I].Channels == F.Channels && FormatShapes[I].Bits == F.Bits)
@@ -268,18 +268,19 @@ struct FormatCode {
 Expected<FormatCode> encodeFormat(const Target &T, const TexelFormat &F, bool Raw) {
   int Row = shapeIndex(F);
   if (Row < 0)
-    return makeError("no " + Twine(unsigned(F.Channels)) + " x " + Twine(unsigned(F.Bits)) +
-                     "-bit texel format");
+    return fail(ErrorKind::Unsupported, "no " + Twine(unsigned(F.Channels)) + " x " +
+                                            Twine(unsigned(F.Bits)) + "-bit texel format");
   NumFormat N = numFormatOf(F, Raw);
   const GenLayout &L = layoutOf(T);
   if (T.isGfx9()) {
     if (N == NumFormat::Float && F.Bits == 8)
-      return makeError("no 8-bit float channels");
+      return fail(ErrorKind::Unsupported, "no 8-bit float channels");
     return FormatCode{L.Code[Row], gfx9NumFormat(N)};
   }
   int Off = unifiedOffset(F.Bits, N);
   if (Off < 0)
-    return makeError("no " + Twine(unsigned(F.Bits)) + "-bit channels of that numeric kind");
+    return fail(ErrorKind::Unsupported,
+                "no " + Twine(unsigned(F.Bits)) + "-bit channels of that numeric kind");
   return FormatCode{unsigned(L.Code[Row] + Off), 0};
 }
 
@@ -362,55 +363,59 @@ bool pitchFieldApplies(const GenLayout &L, ImageShape S) {
 Error checkResource(const Target &T, const ImageResource &I) {
   const TexelFormat &F = I.Format;
   if (shapeIndex(F) < 0)
-    return makeError("no " + Twine(unsigned(F.Channels)) + " x " + Twine(unsigned(F.Bits)) +
-                     "-bit texel format");
+    return fail(ErrorKind::Unsupported, "no " + Twine(unsigned(F.Channels)) + " x " +
+                                            Twine(unsigned(F.Bits)) + "-bit texel format");
   if (F.Type == ChannelType::Float && F.Bits == 8)
-    return makeError("no 8-bit float channels");
+    return fail(ErrorKind::Unsupported, "no 8-bit float channels");
   if (F.Normalized && (F.Type == ChannelType::Float || F.Bits == 32))
-    return makeError("normalized reads exist for 8- and 16-bit integer channels only");
+    return fail(ErrorKind::BadInput,
+                "normalized reads exist for 8- and 16-bit integer channels only");
   if (F.Srgb)
-    return makeError("sRGB texel formats are not supported yet");
+    return fail(ErrorKind::Unsupported, "sRGB texel formats are not supported yet");
   const GenLayout &L = layoutOf(T);
   if (I.Width == 0 || I.Height == 0 || I.Depth == 0 || I.Layers == 0 || I.MipLevels == 0)
-    return makeError("zero extent");
+    return fail(ErrorKind::BadInput, "zero extent");
   if (I.Shape == ImageShape::Buffer)
     return Error::success();
   if (I.Width > L.MaxExtent || I.Height > L.MaxExtent)
-    return makeError(Twine(I.Width) + " x " + Twine(I.Height) + " exceeds " + T.Name.data() +
-                     "'s largest image extent " + Twine(L.MaxExtent));
+    return fail(ErrorKind::BadInput, Twine(I.Width) + " x " + Twine(I.Height) + " exceeds " +
+                                         T.Name.data() + "'s largest image extent " +
+                                         Twine(L.MaxExtent));
   if (I.Depth > L.MaxLayers || I.Layers > L.MaxLayers)
-    return makeError("depth or layer count exceeds " + Twine(L.MaxLayers));
+    return fail(ErrorKind::BadInput, "depth or layer count exceeds " + Twine(L.MaxLayers));
   if (!hasHeight(I.Shape) && I.Height != 1)
-    return makeError("a 1D image has height 1");
+    return fail(ErrorKind::BadInput, "a 1D image has height 1");
   if (I.Shape != ImageShape::D3 && I.Depth != 1)
-    return makeError("only 3D images have a depth");
+    return fail(ErrorKind::BadInput, "only 3D images have a depth");
   if (!isArrayed(I.Shape) && I.Layers != 1)
-    return makeError("only layered images have layers");
+    return fail(ErrorKind::BadInput, "only layered images have layers");
   if (I.Shape == ImageShape::Cube && I.Layers != 6)
-    return makeError("a cube map has 6 faces");
+    return fail(ErrorKind::BadInput, "a cube map has 6 faces");
   if (I.Shape == ImageShape::CubeArray && I.Layers % 6 != 0)
-    return makeError("a layered cube map has 6 faces per layer");
+    return fail(ErrorKind::BadInput, "a layered cube map has 6 faces per layer");
   if ((I.Shape == ImageShape::Cube || I.Shape == ImageShape::CubeArray) && I.Width != I.Height)
-    return makeError("cube map faces are square");
+    return fail(ErrorKind::BadInput, "cube map faces are square");
   unsigned MaxExtent = std::max({I.Width, I.Height, I.Shape == ImageShape::D3 ? I.Depth : 1u});
   if (I.MipLevels > std::min(L.MaxLevels, Log2_32(MaxExtent) + 1))
-    return makeError(Twine(I.MipLevels) + " mip levels for an extent of " + Twine(MaxExtent));
+    return fail(ErrorKind::BadInput,
+                Twine(I.MipLevels) + " mip levels for an extent of " + Twine(MaxExtent));
   if (I.BaseLevel >= I.MipLevels || I.LastLevel >= I.MipLevels ||
       (I.LastLevel && I.LastLevel < I.BaseLevel))
-    return makeError("view levels outside the image");
+    return fail(ErrorKind::BadInput, "view levels outside the image");
   if (I.FirstLayer >= I.Layers)
-    return makeError("view layer outside the image");
+    return fail(ErrorKind::BadInput, "view layer outside the image");
   unsigned Bytes = F.bytes();
   if (I.RowPitch) {
     if (I.RowPitch % Bytes || I.RowPitch < uint64_t(I.Width) * Bytes)
-      return makeError("row pitch " + Twine(I.RowPitch) + " for " + Twine(I.Width) + " texels of " +
-                       Twine(Bytes) + " bytes");
+      return fail(ErrorKind::BadInput, "row pitch " + Twine(I.RowPitch) + " for " + Twine(I.Width) +
+                                           " texels of " + Twine(Bytes) + " bytes");
     if (I.MipLevels != 1 ||
         (!pitchFieldApplies(L, I.Shape) && I.RowPitch != naturalPitch(I.Width, Bytes)))
-      return makeError("a chosen row pitch needs a single-level 1D or 2D image on " +
-                       Twine(T.Name.data()));
+      return fail(ErrorKind::BadInput,
+                  "a chosen row pitch needs a single-level 1D or 2D image on " +
+                      Twine(T.Name.data()));
     if (I.RowPitch / Bytes - 1 >= (uint64_t(1) << (L.Pitch ? L.Pitch.Bits : L.Depth.Bits)))
-      return makeError("row pitch " + Twine(I.RowPitch) + " too large");
+      return fail(ErrorKind::BadInput, "row pitch " + Twine(I.RowPitch) + " too large");
   }
   return Error::success();
 }
@@ -508,7 +513,8 @@ Expected<ImageObject> buildObject(const Target &T, const ImageResource &I, bool 
   if (Error E = checkResource(T, I))
     return E;
   if (I.Shape != ImageShape::Buffer && I.Address % 256)
-    return makeError("image address " + Twine::utohexstr(I.Address) + " is not 256-byte aligned");
+    return fail(ErrorKind::BadInput,
+                "image address " + Twine::utohexstr(I.Address) + " is not 256-byte aligned");
   Expected<FormatCode> Fmt = encodeFormat(T, I.Format, Surface);
   if (!Fmt)
     return Fmt.takeError();
@@ -615,9 +621,10 @@ Expected<ImageObject> buildTextureObject(const Target &T, const ImageResource &I
     else if (C[0] == 1 && C[1] == 1 && C[2] == 1 && C[3] == 1)
       Border = BorderOpaqueWhite;
     else
-      return makeError(formatv("border colour ({0}, {1}, {2}, {3}): only transparent black, opaque "
-                               "black and opaque white are supported",
-                               C[0], C[1], C[2], C[3]));
+      return fail(ErrorKind::Unsupported,
+                  formatv("border colour ({0}, {1}, {2}, {3}): only transparent black, opaque "
+                          "black and opaque white are supported",
+                          C[0], C[1], C[2], C[3]));
   }
   put(O->Sampler, BorderType, Border);
   unsigned Aniso = S.MaxAnisotropy <= 1 ? 0 : std::min(4u, Log2_32_Ceil(S.MaxAnisotropy));

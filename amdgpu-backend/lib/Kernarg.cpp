@@ -1,6 +1,7 @@
 //===- Kernarg.cpp - kernarg segment and dispatch packet of a launch ------===//
 
 #include "ptx2amd/amdgpu-backend/Kernarg.h"
+#include "ptx2amd/support/Error.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
@@ -13,9 +14,8 @@ namespace ptx2amd::amdgpu {
 
 namespace {
 
-Error makeError(const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), "kernel launch: " + Msg);
-}
+/// Errors of this file, prefixed with what failed.
+Error fail(ErrorKind K, const Twine &Msg) { return makeError(K, "kernel launch: " + Msg); }
 
 /// What a hidden argument holds, by its ".value_kind".
 enum class Hidden {
@@ -124,21 +124,24 @@ std::vector<KernelArgMetadata> codeObjectV5HiddenArgs(uint64_t ExplicitSize) {
 Error packKernargs(const KernelMetadata &K, const void *const *Args, const LaunchGeometry &G,
                    const HiddenArgValues &H, MutableArrayRef<uint8_t> Out) {
   if (Out.size() < K.KernargSegmentSize)
-    return makeError("kernarg buffer of " + Twine(Out.size()) + " bytes for kernel '" + K.Name +
-                     "', which needs " + Twine(K.KernargSegmentSize));
+    return fail(ErrorKind::BadInput, "kernarg buffer of " + Twine(Out.size()) +
+                                         " bytes for kernel '" + K.Name + "', which needs " +
+                                         Twine(K.KernargSegmentSize));
   for (unsigned D = 0; D < 3; ++D)
     if (uint64_t(G.Grid[D]) * G.Block[D] > UINT32_MAX || G.Block[D] > UINT16_MAX)
-      return makeError("grid of kernel '" + K.Name + "' too large in dimension " + Twine(D));
+      return fail(ErrorKind::BadInput,
+                  "grid of kernel '" + K.Name + "' too large in dimension " + Twine(D));
   std::memset(Out.data(), 0, Out.size());
   unsigned Explicit = 0;
   for (const KernelArgMetadata &A : K.Args) {
     if (A.Offset + A.Size > Out.size() || A.Offset + A.Size < A.Offset)
-      return makeError("argument at offset " + Twine(A.Offset) + " of kernel '" + K.Name +
-                       "' is past the end of its kernarg segment");
+      return fail(ErrorKind::BadInput, "argument at offset " + Twine(A.Offset) + " of kernel '" +
+                                           K.Name + "' is past the end of its kernarg segment");
     uint8_t *At = Out.data() + A.Offset;
     if (!A.isHidden()) {
       if (!Args || !Args[Explicit])
-        return makeError("argument " + Twine(Explicit) + " of kernel '" + K.Name + "' is null");
+        return fail(ErrorKind::BadInput,
+                    "argument " + Twine(Explicit) + " of kernel '" + K.Name + "' is null");
       std::memcpy(At, Args[Explicit++], A.Size);
       continue;
     }
@@ -182,14 +185,15 @@ Expected<DispatchPacket> makeDispatchPacket(const KernelMetadata &K, const Launc
   for (unsigned D = 0; D < 3; ++D) {
     uint64_t Items = uint64_t(G.Grid[D]) * G.Block[D];
     if (G.Block[D] == 0 || G.Grid[D] == 0 || G.Block[D] > UINT16_MAX || Items > UINT32_MAX)
-      return makeError("invalid grid or block size in dimension " + Twine(D) + " for kernel '" +
-                       K.Name + "'");
+      return fail(ErrorKind::BadInput, "invalid grid or block size in dimension " + Twine(D) +
+                                           " for kernel '" + K.Name + "'");
     P.WorkgroupSize[D] = uint16_t(G.Block[D]);
     P.GridSize[D] = uint32_t(Items);
   }
   uint64_t Group = K.GroupSegmentFixedSize + G.DynamicLdsBytes;
   if (Group > UINT32_MAX || K.PrivateSegmentFixedSize > UINT32_MAX)
-    return makeError("segment sizes of kernel '" + K.Name + "' do not fit the dispatch packet");
+    return fail(ErrorKind::BadInput,
+                "segment sizes of kernel '" + K.Name + "' do not fit the dispatch packet");
   P.GroupSegmentSize = uint32_t(Group);
   P.PrivateSegmentSize = uint32_t(K.PrivateSegmentFixedSize);
   P.KernelObject = KernelObject;

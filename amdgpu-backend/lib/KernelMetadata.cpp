@@ -1,6 +1,7 @@
 //===- KernelMetadata.cpp - read kernel metadata from a code object -------===//
 
 #include "ptx2amd/amdgpu-backend/KernelMetadata.h"
+#include "ptx2amd/support/Error.h"
 
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/BinaryFormat/MsgPackReader.h"
@@ -14,9 +15,8 @@ namespace ptx2amd::amdgpu {
 
 namespace {
 
-Error makeError(const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), "AMDGPU code object: " + Msg);
-}
+/// Errors of this file, prefixed with what failed.
+Error fail(ErrorKind K, const Twine &Msg) { return makeError(K, "AMDGPU code object: " + Msg); }
 
 /// A msgpack value. The metadata note is untrusted input: it is parsed with the
 /// streaming msgpack::Reader (which checks every length against the input) into
@@ -45,13 +45,14 @@ constexpr unsigned MaxDepth = 32;
 
 Error parseNode(msgpack::Reader &R, Node &N, unsigned Depth) {
   if (Depth > MaxDepth)
-    return makeError("metadata nested too deeply");
+    return fail(ErrorKind::BadInput, "metadata nested too deeply");
   msgpack::Object O;
   Expected<bool> Got = R.read(O);
   if (!Got)
-    return makeError("invalid msgpack in the metadata note: " + toString(Got.takeError()));
+    return fail(ErrorKind::BadInput,
+                "invalid msgpack in the metadata note: " + toString(Got.takeError()));
   if (!*Got)
-    return makeError("the metadata note ends early");
+    return fail(ErrorKind::BadInput, "the metadata note ends early");
   N.Kind = O.Kind;
   switch (O.Kind) {
   case msgpack::Type::UInt:
@@ -107,14 +108,14 @@ public:
       Out = uint64_t(N->Int);
       return Error::success();
     }
-    return makeError(Where + ": '" + Key + "' is not an unsigned integer");
+    return fail(ErrorKind::BadInput, Where + ": '" + Key + "' is not an unsigned integer");
   }
   Error string(StringRef Key, std::string &Out) {
     const Node *N = Map.lookup(Key);
     if (!N)
       return Error::success();
     if (!N->isString())
-      return makeError(Where + ": '" + Key + "' is not a string");
+      return fail(ErrorKind::BadInput, Where + ": '" + Key + "' is not a string");
     Out = N->Str.str();
     return Error::success();
   }
@@ -123,7 +124,7 @@ public:
     if (!N)
       return Error::success();
     if (N->Kind != msgpack::Type::Boolean)
-      return makeError(Where + ": '" + Key + "' is not a boolean");
+      return fail(ErrorKind::BadInput, Where + ": '" + Key + "' is not a boolean");
     Out = N->Bool;
     return Error::success();
   }
@@ -131,7 +132,7 @@ public:
   Expected<const Node *> array(StringRef Key) {
     const Node *N = Map.lookup(Key);
     if (N && N->Kind != msgpack::Type::Array)
-      return makeError(Where + ": '" + Key + "' is not an array");
+      return fail(ErrorKind::BadInput, Where + ": '" + Key + "' is not an array");
     return N;
   }
 
@@ -142,7 +143,7 @@ private:
 
 Error readArg(const Node &N, const Twine &Where, KernelArgMetadata &A) {
   if (N.Kind != msgpack::Type::Map)
-    return makeError(Where + " is not a map");
+    return fail(ErrorKind::BadInput, Where + " is not a map");
   MapReader R(N, Where.str());
   if (Error E = R.string(".name", A.Name))
     return E;
@@ -160,7 +161,7 @@ Error readArg(const Node &N, const Twine &Where, KernelArgMetadata &A) {
 Error readKernel(const Node &N, unsigned Index, KernelMetadata &K) {
   std::string Where = "amdhsa.kernels[" + std::to_string(Index) + "]";
   if (N.Kind != msgpack::Type::Map)
-    return makeError(Where + " is not a map");
+    return fail(ErrorKind::BadInput, Where + " is not a map");
   MapReader R(N, Where);
   for (auto [Key, Out] :
        {std::pair<StringRef, std::string *>{".name", &K.Name}, {".symbol", &K.Symbol}})
@@ -183,7 +184,7 @@ Error readKernel(const Node &N, unsigned Index, KernelMetadata &K) {
   if (Error E = R.boolean(".uses_dynamic_stack", K.UsesDynamicStack))
     return E;
   if (K.Name.empty())
-    return makeError(Where + " has no .name");
+    return fail(ErrorKind::BadInput, Where + " has no .name");
   auto Args = R.array(".args");
   if (!Args)
     return Args.takeError();
@@ -205,7 +206,7 @@ Error readMetadataNote(StringRef Blob, CodeObjectMetadata &MD) {
   if (Error E = parseNode(Reader, Root, 0))
     return E;
   if (Root.Kind != msgpack::Type::Map)
-    return makeError("the metadata root is not a map");
+    return fail(ErrorKind::BadInput, "the metadata root is not a map");
   MapReader R(Root, "metadata");
   if (Error E = R.string("amdhsa.target", MD.TargetId))
     return E;
@@ -219,13 +220,13 @@ Error readMetadataNote(StringRef Blob, CodeObjectMetadata &MD) {
       else if (V.Kind == msgpack::Type::Int && V.Int >= 0)
         MD.Version.push_back(uint64_t(V.Int));
       else
-        return makeError("amdhsa.version holds a non-integer");
+        return fail(ErrorKind::BadInput, "amdhsa.version holds a non-integer");
     }
   auto Kernels = R.array("amdhsa.kernels");
   if (!Kernels)
     return Kernels.takeError();
   if (!*Kernels)
-    return makeError("the metadata has no amdhsa.kernels");
+    return fail(ErrorKind::BadInput, "the metadata has no amdhsa.kernels");
   unsigned I = 0;
   for (const Node &KN : (*Kernels)->Elems) {
     KernelMetadata K;
@@ -277,13 +278,13 @@ Expected<CodeObjectMetadata> readCodeObjectMetadata(ArrayRef<uint8_t> Bytes) {
     Data = StringRef(reinterpret_cast<const char *>(Aligned.data()), Bytes.size());
   }
   if (Data.size() < ELF::EI_NIDENT || !Data.starts_with(ELF::ElfMagic))
-    return makeError("not an ELF file");
+    return fail(ErrorKind::BadInput, "not an ELF file");
   if (uint8_t(Data[ELF::EI_CLASS]) != ELF::ELFCLASS64 ||
       uint8_t(Data[ELF::EI_DATA]) != ELF::ELFDATA2LSB)
-    return makeError("not a 64-bit little-endian ELF file");
+    return fail(ErrorKind::BadInput, "not a 64-bit little-endian ELF file");
   auto FileOrErr = object::ELFFile<ELFT>::create(Data);
   if (!FileOrErr)
-    return makeError(toString(FileOrErr.takeError()));
+    return fail(ErrorKind::BadInput, toString(FileOrErr.takeError()));
   const object::ELFFile<ELFT> &File = *FileOrErr;
   const ELFT::Ehdr &H = File.getHeader();
 
@@ -293,7 +294,7 @@ Expected<CodeObjectMetadata> readCodeObjectMetadata(ArrayRef<uint8_t> Bytes) {
   MD.OsAbi = H.e_ident[ELF::EI_OSABI];
   MD.AbiVersion = H.e_ident[ELF::EI_ABIVERSION];
   if (MD.Machine != ELF::EM_AMDGPU)
-    return makeError("e_machine is " + Twine(MD.Machine) + ", not EM_AMDGPU");
+    return fail(ErrorKind::BadInput, "e_machine is " + Twine(MD.Machine) + ", not EM_AMDGPU");
 
   bool Found = false;
   auto Visit = [&](const ELFT::Note &N, uint64_t Align) -> Error {
@@ -305,7 +306,7 @@ Expected<CodeObjectMetadata> readCodeObjectMetadata(ArrayRef<uint8_t> Bytes) {
   // A linked code object has a PT_NOTE segment; a relocatable object only sections.
   auto Phdrs = File.program_headers();
   if (!Phdrs)
-    return makeError(toString(Phdrs.takeError()));
+    return fail(ErrorKind::BadInput, toString(Phdrs.takeError()));
   for (const ELFT::Phdr &P : *Phdrs) {
     if (P.p_type != ELF::PT_NOTE)
       continue;
@@ -316,12 +317,12 @@ Expected<CodeObjectMetadata> readCodeObjectMetadata(ArrayRef<uint8_t> Bytes) {
         return E;
       }
     if (Err)
-      return makeError(toString(std::move(Err)));
+      return fail(ErrorKind::BadInput, toString(std::move(Err)));
   }
   if (!Found) {
     auto Shdrs = File.sections();
     if (!Shdrs)
-      return makeError(toString(Shdrs.takeError()));
+      return fail(ErrorKind::BadInput, toString(Shdrs.takeError()));
     for (const ELFT::Shdr &S : *Shdrs) {
       if (S.sh_type != ELF::SHT_NOTE)
         continue;
@@ -332,11 +333,11 @@ Expected<CodeObjectMetadata> readCodeObjectMetadata(ArrayRef<uint8_t> Bytes) {
           return E;
         }
       if (Err)
-        return makeError(toString(std::move(Err)));
+        return fail(ErrorKind::BadInput, toString(std::move(Err)));
     }
   }
   if (!Found)
-    return makeError("no NT_AMDGPU_METADATA note");
+    return fail(ErrorKind::BadInput, "no NT_AMDGPU_METADATA note");
   return MD;
 }
 

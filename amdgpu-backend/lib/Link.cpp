@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ptx2amd/amdgpu-backend/Codegen.h"
+#include "ptx2amd/support/Error.h"
 
 #include "lld/Common/Driver.h"
 #include "llvm/ADT/SmallString.h"
@@ -37,8 +38,6 @@ std::mutex LldMutex;
 /// crash it recovered from); later links then fail instead of risking memory corruption.
 std::atomic<bool> LldUnusable{false};
 
-Error makeError(const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); }
-
 /// lld keeps one NT_AMDGPU_METADATA note per input object, and loaders read one: when a code
 /// object was linked from several objects (parallel code generation), their notes become one
 /// whose "amdhsa.kernels" lists every kernel. The merged note is smaller than the notes it
@@ -53,27 +52,29 @@ Error mergeMetadataNotes(std::vector<uint8_t> &Bytes) {
   };
   ELF::Elf64_Ehdr H;
   if (!Read(0, H))
-    return makeError("linked code object: truncated ELF header");
+    return makeError(ErrorKind::Internal, "linked code object: truncated ELF header");
   for (unsigned I = 0; I < H.e_phnum; ++I) {
     uint64_t PhOff = H.e_phoff + uint64_t(I) * H.e_phentsize;
     ELF::Elf64_Phdr P;
     if (!Read(PhOff, P))
-      return makeError("linked code object: truncated program headers");
+      return makeError(ErrorKind::Internal, "linked code object: truncated program headers");
     if (P.p_type != ELF::PT_NOTE)
       continue;
     const uint64_t Align = P.p_align == 8 ? 8 : 4;
     if (P.p_offset + P.p_filesz > Bytes.size())
-      return makeError("linked code object: the note segment passes the end of the file");
+      return makeError(ErrorKind::Internal,
+                       "linked code object: the note segment passes the end of the file");
     std::vector<StringRef> Metadata;
     std::vector<uint8_t> Others;
     for (uint64_t At = P.p_offset, End = P.p_offset + P.p_filesz; At < End;) {
       ELF::Elf64_Nhdr N;
       if (!Read(At, N) || At + sizeof(N) > End)
-        return makeError("linked code object: a malformed note");
+        return makeError(ErrorKind::Internal, "linked code object: a malformed note");
       uint64_t Name = At + sizeof(N), Desc = Name + alignTo(N.n_namesz, Align);
       uint64_t Next = Desc + alignTo(N.n_descsz, Align);
       if (Next > End)
-        return makeError("linked code object: a note passes the end of its segment");
+        return makeError(ErrorKind::Internal,
+                         "linked code object: a note passes the end of its segment");
       StringRef NoteName(reinterpret_cast<const char *>(Bytes.data() + Name),
                          N.n_namesz ? N.n_namesz - 1 : 0);
       if (NoteName == "AMDGPU" && N.n_type == ELF::NT_AMDGPU_METADATA)
@@ -97,7 +98,8 @@ Error mergeMetadataNotes(std::vector<uint8_t> &Bytes) {
     };
     for (StringRef Blob : Metadata)
       if (!Doc.readFromBlob(Blob, /*Multi=*/false, Merger))
-        return makeError("linked code object: the objects' AMDGPU metadata notes do not merge "
+        return makeError(ErrorKind::Internal,
+                         "linked code object: the objects' AMDGPU metadata notes do not merge "
                          "(another target or version, or malformed)");
     std::string Merged;
     Doc.writeToBlob(Merged);
@@ -113,7 +115,8 @@ Error mergeMetadataNotes(std::vector<uint8_t> &Bytes) {
     Append(Merged.data(), Merged.size());
     Area.insert(Area.end(), Others.begin(), Others.end());
     if (Area.size() > P.p_filesz)
-      return makeError("linked code object: the merged metadata note does not fit");
+      return makeError(ErrorKind::Internal,
+                       "linked code object: the merged metadata note does not fit");
     std::fill(Bytes.begin() + P.p_offset, Bytes.begin() + P.p_offset + P.p_filesz, 0);
     std::copy(Area.begin(), Area.end(), Bytes.begin() + P.p_offset);
     // The note section that the segment holds shrinks with it.
@@ -121,7 +124,7 @@ Error mergeMetadataNotes(std::vector<uint8_t> &Bytes) {
       uint64_t ShOff = H.e_shoff + uint64_t(K) * H.e_shentsize;
       ELF::Elf64_Shdr S;
       if (!Read(ShOff, S))
-        return makeError("linked code object: truncated section headers");
+        return makeError(ErrorKind::Internal, "linked code object: truncated section headers");
       if (S.sh_type == ELF::SHT_NOTE && S.sh_offset == P.p_offset) {
         S.sh_size = Area.size();
         std::memcpy(Bytes.data() + ShOff, &S, sizeof(S));
@@ -148,7 +151,8 @@ Expected<std::vector<uint8_t>> linkCodeObject(ArrayRef<ArrayRef<uint8_t>> Reloca
     SmallString<128> InPath;
     int InFD = -1;
     if (std::error_code EC = sys::fs::createTemporaryFile("ptx2amd-link", "o", InFD, InPath))
-      return makeError("cannot create a temporary file for lld's input: " + EC.message());
+      return makeError(ErrorKind::Io,
+                       "cannot create a temporary file for lld's input: " + EC.message());
     RemoveIns.push_back(std::make_unique<FileRemover>(InPath));
     raw_fd_ostream OS(InFD, /*shouldClose=*/true);
     OS.write(reinterpret_cast<const char *>(Object.data()), Object.size());
@@ -156,13 +160,14 @@ Expected<std::vector<uint8_t>> linkCodeObject(ArrayRef<ArrayRef<uint8_t>> Reloca
     if (OS.has_error()) {
       std::error_code EC = OS.error();
       OS.clear_error();
-      return makeError("cannot write lld's input " + InPath + ": " + EC.message());
+      return makeError(ErrorKind::Io, "cannot write lld's input " + InPath + ": " + EC.message());
     }
     InPaths.push_back(std::move(InPath));
   }
   SmallString<128> OutPath;
   if (std::error_code EC = sys::fs::createTemporaryFile("ptx2amd-link", "hsaco", OutPath))
-    return makeError("cannot create a temporary file for lld's output: " + EC.message());
+    return makeError(ErrorKind::Io,
+                     "cannot create a temporary file for lld's output: " + EC.message());
   FileRemover RemoveOut(OutPath);
 
   std::vector<const char *> Args = {"ld.lld", "-shared", "--no-undefined"};
@@ -177,7 +182,8 @@ Expected<std::vector<uint8_t>> linkCodeObject(ArrayRef<ArrayRef<uint8_t>> Reloca
     // lld is not thread-safe (global linker context and error handler): one link at a time.
     std::lock_guard<std::mutex> Lock(LldMutex);
     if (LldUnusable)
-      return makeError("lld cannot run again in this process (an earlier link crashed)");
+      return makeError(ErrorKind::Internal,
+                       "lld cannot run again in this process (an earlier link crashed)");
     R = lld::lldMain(Args, OutOS, ErrOS, {{lld::Gnu, &lld::elf::link}});
     if (!R.canRunAgain)
       LldUnusable = true;
@@ -189,13 +195,14 @@ Expected<std::vector<uint8_t>> linkCodeObject(ArrayRef<ArrayRef<uint8_t>> Reloca
       for (size_t Pos; (Pos = Text.find(In.str())) != std::string::npos;)
         Text.replace(Pos, In.size(), "<relocatable object>");
     StringRef Msg = Text;
-    return makeError("lld failed (exit code " + Twine(R.retCode) +
-                     "): " + (Msg.empty() ? StringRef("no message") : Msg));
+    return makeError(ErrorKind::Internal, "lld failed (exit code " + Twine(R.retCode) + "): " +
+                                              (Msg.empty() ? StringRef("no message") : Msg));
   }
 
   auto Buf = MemoryBuffer::getFile(OutPath, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!Buf)
-    return makeError("cannot read lld's output " + OutPath + ": " + Buf.getError().message());
+    return makeError(ErrorKind::Io,
+                     "cannot read lld's output " + OutPath + ": " + Buf.getError().message());
   StringRef B = (*Buf)->getBuffer();
   std::vector<uint8_t> Linked(B.bytes_begin(), B.bytes_end());
   if (RelocatableObjects.size() > 1)

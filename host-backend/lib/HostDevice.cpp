@@ -2,6 +2,7 @@
 // and JIT-compiled) and launch (kernarg segment and dispatch packet as the HSA path builds them,
 // device output); the compiled form of a loaded module (compiled(), loadCompiled()).
 #include "ptx2amd/host-backend/HostDevice.h"
+#include "ptx2amd/support/Error.h"
 
 #include "Jit.h"
 #include "LaneState.h"
@@ -29,8 +30,6 @@ using namespace llvm;
 
 namespace ptx2amd::host {
 namespace {
-
-Error makeError(const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); }
 
 constexpr uint32_t OutputBufferBytes = 1 << 20;
 
@@ -366,7 +365,7 @@ Device::loadPtx(StringRef Ptx, StringRef Name, const amdgpu::Target &T, const Lo
   pipeline::Translation Tr =
       pipeline::translate(std::make_shared<SourceText>(Name.str(), Ptx.str()), PO);
   if (!Tr.Module)
-    return makeError(Tr.Error);
+    return Tr.moduleError();
   auto P = std::make_unique<LoadedModule::Impl>();
   P->T = &T;
   // Kernels that did not translate stay listed, with the reason.
@@ -422,7 +421,9 @@ Device::loadPtx(StringRef Ptx, StringRef Name, const amdgpu::Target &T, const Lo
 
 Expected<std::unique_ptr<LoadedModule>> Device::loadCompiled(ArrayRef<uint8_t> Bytes,
                                                              const amdgpu::Target &T) {
-  auto Refuse = [](const Twine &Why) { return makeError("compiled host module refused: " + Why); };
+  auto Refuse = [](const Twine &Why) {
+    return makeError(ErrorKind::BadInput, "compiled host module refused: " + Why);
+  };
   Reader Header(Bytes.take_front(CompiledHeaderSize));
   uint32_t Magic = Header.u32(), Version = Header.u32();
   uint64_t Checksum = Header.u64(), Size = Header.u64();
@@ -504,9 +505,10 @@ Expected<amdgpu::DeviceOutput> Device::launch(LoadedModule &LM, StringRef Kernel
   LoadedModule::Impl &P = *LM.P;
   KernelEntry *K = P.find(Kernel);
   if (!K)
-    return makeError("no kernel '" + Kernel + "' in the module");
+    return makeError(ErrorKind::BadInput, "no kernel '" + Kernel + "' in the module");
   if (!K->Unavailable.empty())
-    return makeError("kernel '" + Kernel + "' cannot run on the host backend: " + K->Unavailable);
+    return makeError(ErrorKind::Unsupported,
+                     "kernel '" + Kernel + "' cannot run on the host backend: " + K->Unavailable);
   amdgpu::LaunchGeometry G;
   G.Grid[0] = C.Grid.X;
   G.Grid[1] = C.Grid.Y;
@@ -519,7 +521,7 @@ Expected<amdgpu::DeviceOutput> Device::launch(LoadedModule &LM, StringRef Kernel
   std::unique_ptr<uint8_t, FreeDeleter> Kernarg(
       static_cast<uint8_t *>(std::aligned_alloc(64, alignTo(K->Meta.KernargSegmentSize, 64))));
   if (!Kernarg)
-    return makeError("out of memory for the kernarg segment");
+    return makeError(ErrorKind::OutOfResources, "out of memory for the kernarg segment");
   MutableArrayRef<uint8_t> KernargBytes(Kernarg.get(), K->Meta.KernargSegmentSize);
   // The grid workspace, zeroed for each launch: cooperative_groups' grid_group::sync() counts
   // arrivals in its second word.
@@ -554,8 +556,9 @@ Expected<amdgpu::DeviceOutput> Device::launch(LoadedModule &LM, StringRef Kernel
   // The kernel asks for its own static LDS and the dynamic LDS (the packet's figure, which the
   // limit applies to); its arena holds the module's static layout and the dynamic LDS after it.
   if (Packet->GroupSegmentSize > MaxLdsBytes)
-    return makeError("kernel '" + Kernel + "': " + Twine(Packet->GroupSegmentSize) +
-                     " bytes of shared memory, more than " + Twine(MaxLdsBytes));
+    return makeError(ErrorKind::OutOfResources,
+                     "kernel '" + Kernel + "': " + Twine(Packet->GroupSegmentSize) +
+                         " bytes of shared memory, more than " + Twine(MaxLdsBytes));
   L.LdsBytes = P.StaticLdsBytes + G.DynamicLdsBytes;
   L.DispatchId = ++DispatchIds;
   L.WatchdogMs = C.WatchdogMs ? C.WatchdogMs : defaultWatchdogMs();
@@ -565,7 +568,7 @@ Expected<amdgpu::DeviceOutput> Device::launch(LoadedModule &LM, StringRef Kernel
   if (P.OutputBuffer) {
     Output.reset(static_cast<uint8_t *>(std::calloc(1, OutputBufferBytes)));
     if (!Output)
-      return makeError("out of memory for the device output buffer");
+      return makeError(ErrorKind::OutOfResources, "out of memory for the device output buffer");
     uint32_t Capacity = OutputBufferBytes - amdgpu::OutputHeaderSize;
     std::memcpy(Output.get(), &Capacity, 4);
     *P.OutputBuffer = Output.get();

@@ -6,6 +6,7 @@
 #include "Retarget.h"
 
 #include "ptx2amd/amdgpu-backend/Codegen.h"
+#include "ptx2amd/support/Error.h"
 
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
@@ -28,9 +29,8 @@ using namespace llvm::orc;
 namespace ptx2amd::host {
 namespace {
 
-Error makeError(const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), "host backend: " + Msg);
-}
+/// Errors of this file, prefixed with what failed.
+Error fail(ErrorKind K, const Twine &Msg) { return makeError(K, "host backend: " + Msg); }
 
 // Instructions whose results differ from the PTX ISA's: AVX512-BF16's and AVX-NE-CONVERT's
 // vcvtneps2bf16 (which LLVM selects for fptrunc to bfloat) treat subnormal inputs as zero and
@@ -50,10 +50,12 @@ Expected<JITTargetMachineBuilder> configuredMachine() {
   // host's, which detectHost() filled in; refused where this CPU lacks one of them.
   const Triple &TT = JTMB->getTargetTriple();
   if (!TT.isX86())
-    return makeError("PTX2AMD_HOST_CPU is only for x86-64 hosts; this one is " + TT.str());
+    return fail(ErrorKind::BadInput,
+                "PTX2AMD_HOST_CPU is only for x86-64 hosts; this one is " + TT.str());
   if (X86::parseArchX86(Env, /*Only64Bit=*/true) == X86::CK_None)
-    return makeError("PTX2AMD_HOST_CPU='" + Twine(Env) + "' is not an x86-64 CPU LLVM knows " +
-                     "(try x86-64, x86-64-v2, x86-64-v3, x86-64-v4 or native)");
+    return fail(ErrorKind::BadInput, "PTX2AMD_HOST_CPU='" + Twine(Env) +
+                                         "' is not an x86-64 CPU LLVM knows " +
+                                         "(try x86-64, x86-64-v2, x86-64-v3, x86-64-v4 or native)");
   SmallVector<StringRef, 64> Wanted;
   X86::getFeaturesForCPU(Env, Wanted);
   StringMap<bool> Have = sys::getHostCPUFeatures();
@@ -61,8 +63,8 @@ Expected<JITTargetMachineBuilder> configuredMachine() {
   // cmov, ...) every x86-64 CPU has.
   for (StringRef F : Wanted)
     if (auto It = Have.find(F); It != Have.end() && !It->second)
-      return makeError("PTX2AMD_HOST_CPU='" + Twine(Env) + "' has instructions (" + F +
-                       ") this CPU (" + JTMB->getCPU() + ") lacks");
+      return fail(ErrorKind::BadInput, "PTX2AMD_HOST_CPU='" + Twine(Env) + "' has instructions (" +
+                                           F + ") this CPU (" + JTMB->getCPU() + ") lacks");
   JTMB->setCPU(Env);
   JTMB->setFeatures("");
   return JTMB;
@@ -160,8 +162,9 @@ JitModule::~JitModule() = default;
 Expected<uint64_t> JitModule::lookup(StringRef Name) {
   auto A = J->lookup(Name);
   if (!A)
-    return makeError("symbol '" + Name +
-                     "' not found in the JIT-compiled module: " + toString(A.takeError()));
+    return fail(ErrorKind::Internal,
+                "symbol '" + Name +
+                    "' not found in the JIT-compiled module: " + toString(A.takeError()));
   return A->getValue();
 }
 

@@ -22,6 +22,7 @@
 #include "WorkGroup.h"
 
 #include "ptx2amd/amdgpu-backend/Kernarg.h"
+#include "ptx2amd/support/Error.h"
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Analysis/LoopInfo.h"
@@ -51,13 +52,12 @@ using namespace llvm;
 namespace ptx2amd::host {
 namespace {
 
+/// Errors of this file, prefixed with what failed.
+Error fail(ErrorKind K, const Twine &Msg) { return makeError(K, "host backend: " + Msg); }
+
 constexpr unsigned ASFlat = 0, ASLds = 3, ASConst = 4, ASPrivate = 5;
 
 bool isNarrow(unsigned AS) { return AS == ASLds || AS == ASPrivate; }
-
-Error makeError(const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), "host backend: " + Msg);
-}
 
 class Retargeter {
 public:
@@ -262,9 +262,10 @@ Error Retargeter::replaceLds() {
   // Each kernel is held to the target's LDS by what it reaches (reportKernelLds); the module's
   // layout only has to fit an arena beside the most dynamic LDS.
   if (Offset + T.LdsBytesPerWorkgroup > MaxLdsArenaBytes)
-    return makeError("the module's static LDS variables take " + Twine(Offset) +
-                     " bytes, more than a launch's LDS arena holds beside " +
-                     Twine(T.LdsBytesPerWorkgroup) + " bytes of dynamic LDS");
+    return fail(ErrorKind::OutOfResources,
+                "the module's static LDS variables take " + Twine(Offset) +
+                    " bytes, more than a launch's LDS arena holds beside " +
+                    Twine(T.LdsBytesPerWorkgroup) + " bytes of dynamic LDS");
   Out.StaticLdsBytes = uint32_t(Offset);
   for (GlobalVariable *G : Dynamic)
     Placed.push_back({G, Offset});
@@ -281,7 +282,8 @@ Error Retargeter::replaceLds() {
     for (Use &U : make_early_inc_range(G->uses())) {
       auto *I = dyn_cast<Instruction>(U.getUser());
       if (!I)
-        return makeError("LDS variable '" + G->getName() + "' is used outside of functions");
+        return fail(ErrorKind::Internal,
+                    "LDS variable '" + G->getName() + "' is used outside of functions");
       if (auto *Phi = dyn_cast<PHINode>(I))
         B.SetInsertPoint(Phi->getIncomingBlock(U)->getTerminator());
       else
@@ -811,7 +813,8 @@ void Retargeter::buildWrappers() {
 
 Expected<RetargetedModule> Retargeter::run(StringRef Triple, StringRef Layout) {
   if (M.getTargetTriple().getArch() != llvm::Triple::amdgcn)
-    return makeError("module '" + M.getModuleIdentifier() + "' is not an AMDGPU module");
+    return fail(ErrorKind::Internal,
+                "module '" + M.getModuleIdentifier() + "' is not an AMDGPU module");
   MDBuilder MDB(C);
   StateScope =
       MDNode::get(C, {MDB.createAnonymousAliasScope(
@@ -843,7 +846,8 @@ Expected<RetargetedModule> Retargeter::run(StringRef Triple, StringRef Layout) {
   std::string Text;
   raw_string_ostream OS(Text);
   if (verifyModule(M, &OS))
-    return makeError("the retargeted module is invalid: " + StringRef(Text).rtrim());
+    return fail(ErrorKind::Internal,
+                "the retargeted module is invalid: " + StringRef(Text).rtrim());
   return Out;
 }
 

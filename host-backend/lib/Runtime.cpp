@@ -19,6 +19,7 @@
 #include "Workers.h"
 
 #include "ptx2amd/amdgpu-backend/KernelFault.h"
+#include "ptx2amd/support/Error.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
@@ -46,8 +47,6 @@ namespace ptx2amd::host {
 using namespace workers;
 
 namespace {
-
-Error makeError(const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); }
 
 struct sigaction PreviousAction[NSIG];
 
@@ -138,7 +137,7 @@ Expected<Pool &> Pool::get() {
     P = New;
   });
   if (!P)
-    return makeError(Why);
+    return makeError(ErrorKind::OutOfResources, Why);
   return *P;
 }
 
@@ -157,7 +156,8 @@ Error Pool::start() {
       Size -= SlotSize;
   }
   if (P == MAP_FAILED || reinterpret_cast<uintptr_t>(P) + Size > (uintptr_t(1) << 32))
-    return makeError("host backend: cannot reserve memory below 4 GiB for LDS and stacks");
+    return makeError(ErrorKind::OutOfResources,
+                     "host backend: cannot reserve memory below 4 GiB for LDS and stacks");
   Window = static_cast<uint8_t *>(P);
   WindowSize = Size;
 
@@ -180,13 +180,15 @@ Error Pool::start() {
     };
     void *Lds = mmap(nullptr, LdsWindowSize, PROT_NONE, Flags, -1, 0);
     if (Lds == MAP_FAILED)
-      return makeError("host backend: cannot reserve address space for LDS");
+      return makeError(ErrorKind::OutOfResources,
+                       "host backend: cannot reserve address space for LDS");
     W->Lds.push_back({static_cast<uint8_t *>(Lds), 0});
     bool Ok = Open(W->StackLo, ThreadStack);
     for (unsigned K = 0; Ok && K < MaxBlockSize; ++K)
       Ok = Open(W->FibersLo + K * (FiberGuard + FiberStack) + FiberGuard, FiberStack);
     if (!Ok)
-      return makeError("host backend: cannot map worker memory below 4 GiB");
+      return makeError(ErrorKind::OutOfResources,
+                       "host backend: cannot map worker memory below 4 GiB");
     W->Lanes.resize(MaxBlockSize);
     W->AltStack.resize(64 * 1024);
     pthread_attr_t Attr;
@@ -199,7 +201,7 @@ Error Pool::start() {
     if (RC != 0) {
       Workers.pop_back();
       if (Workers.empty())
-        return makeError("host backend: cannot start worker threads");
+        return makeError(ErrorKind::OutOfResources, "host backend: cannot start worker threads");
       break;
     }
   }
@@ -488,7 +490,8 @@ Error Pool::openLds(LdsWindow &A, size_t Bytes, const KernelLaunch &L) {
   else if (Open < A.Open)
     RC = mprotect(A.Base + Open, A.Open - Open, PROT_NONE);
   if (RC != 0)
-    return makeError("kernel '" + L.Name + "': cannot map the LDS arenas");
+    return makeError(ErrorKind::OutOfResources,
+                     "kernel '" + L.Name + "': cannot map the LDS arenas");
   A.Open = Open;
   return Error::success();
 }
@@ -505,15 +508,18 @@ Error Pool::prepareCooperative(const KernelLaunch &L, unsigned PerWorker) {
     if (P == MAP_FAILED || reinterpret_cast<uintptr_t>(P) + Bytes > (uintptr_t(1) << 32)) {
       if (P != MAP_FAILED)
         munmap(P, Bytes);
-      return makeError("kernel '" + L.Name +
-                       "': cannot reserve memory below 4 GiB for a cooperative launch's stacks");
+      return makeError(
+          ErrorKind::OutOfResources,
+          "kernel '" + L.Name +
+              "': cannot reserve memory below 4 GiB for a cooperative launch's stacks");
     }
     for (size_t I = 0; I < Workers.size(); ++I) {
       Worker &W = *Workers[I];
       W.MoreFibersLo = static_cast<uint8_t *>(P) + I * PerSlot;
       for (unsigned K = MaxBlockSize; K < CooperativeWorkItems; ++K)
         if (mprotect(fiberStack(W, K), FiberStack, PROT_READ | PROT_WRITE) != 0)
-          return makeError("kernel '" + L.Name + "': cannot map a cooperative launch's stacks");
+          return makeError(ErrorKind::OutOfResources,
+                           "kernel '" + L.Name + "': cannot map a cooperative launch's stacks");
       W.Lanes.resize(CooperativeWorkItems);
     }
     HaveCooperativeMemory = true;
@@ -523,7 +529,8 @@ Error Pool::prepareCooperative(const KernelLaunch &L, unsigned PerWorker) {
       void *Lds = mmap(nullptr, LdsWindowSize, PROT_NONE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
       if (Lds == MAP_FAILED)
-        return makeError("kernel '" + L.Name + "': cannot reserve address space for LDS");
+        return makeError(ErrorKind::OutOfResources,
+                         "kernel '" + L.Name + "': cannot reserve address space for LDS");
       W->Lds.push_back({static_cast<uint8_t *>(Lds), 0});
     }
   return Error::success();
@@ -534,25 +541,27 @@ Error Pool::run(const KernelLaunch &L) {
   const amdgpu::LaunchGeometry &G = *L.Geometry;
   uint64_t Threads = uint64_t(G.Block[0]) * G.Block[1] * G.Block[2];
   if (Threads == 0 || Threads > MaxBlockSize)
-    return makeError("kernel '" + L.Name + "': a block of " + Twine(Threads) + " threads (1 to " +
-                     Twine(MaxBlockSize) + ")");
+    return makeError(ErrorKind::BadInput, "kernel '" + L.Name + "': a block of " + Twine(Threads) +
+                                              " threads (1 to " + Twine(MaxBlockSize) + ")");
   // The kernel's own need is checked against MaxLdsBytes by the caller; the arena (the module's
   // static layout, then the dynamic LDS) by MaxLdsArenaBytes.
   if (L.LdsBytes > MaxLdsArenaBytes)
-    return makeError("kernel '" + L.Name + "': an LDS arena of " + Twine(L.LdsBytes) + " bytes");
+    return makeError(ErrorKind::OutOfResources,
+                     "kernel '" + L.Name + "': an LDS arena of " + Twine(L.LdsBytes) + " bytes");
   uint64_t Groups = uint64_t(G.Grid[0]) * G.Grid[1] * G.Grid[2];
   if (Groups == 0)
-    return makeError("kernel '" + L.Name + "': an empty grid");
+    return makeError(ErrorKind::BadInput, "kernel '" + L.Name + "': an empty grid");
   unsigned PerWorker = 1;
   if (L.Cooperative) {
     PerWorker = unsigned(std::min<uint64_t>((Groups + Workers.size() - 1) / Workers.size(),
                                             CooperativeWorkgroups + 1));
     if (PerWorker > CooperativeWorkgroups || PerWorker * Threads > CooperativeWorkItems)
-      return makeError("kernel '" + L.Name + "': a cooperative launch of " + Twine(Groups) +
-                       " workgroups of " + Twine(Threads) + " work-items, more than " +
-                       Twine(Workers.size()) + " workers hold at once (each at most " +
-                       Twine(CooperativeWorkgroups) + " workgroups and " +
-                       Twine(CooperativeWorkItems) + " work-items)");
+      return makeError(ErrorKind::OutOfResources,
+                       "kernel '" + L.Name + "': a cooperative launch of " + Twine(Groups) +
+                           " workgroups of " + Twine(Threads) + " work-items, more than " +
+                           Twine(Workers.size()) + " workers hold at once (each at most " +
+                           Twine(CooperativeWorkgroups) + " workgroups and " +
+                           Twine(CooperativeWorkItems) + " work-items)");
     if (Error E = prepareCooperative(L, PerWorker))
       return E;
   }

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ptx2amd/loader/Cache.h"
+#include "ptx2amd/support/Error.h"
 
 #include "ptx2amd/amdgpu-backend/DeviceLibraries.h"
 
@@ -51,10 +52,6 @@ constexpr StringRef TempPrefix = ".p2ac-";
 constexpr StringRef TempSuffix = ".tmp";
 // A temporary file this old belongs to a writer that died; younger ones may still be written.
 constexpr auto StaleTemp = std::chrono::hours(1);
-
-Error makeError(const Twine &Message) {
-  return createStringError(inconvertibleErrorCode(), Message);
-}
 
 std::array<uint8_t, HeaderSize> makeHeader(const CacheKey &Key, ArrayRef<uint8_t> Payload) {
   std::array<uint8_t, HeaderSize> H{};
@@ -122,7 +119,7 @@ Expected<std::vector<FileInfo>> listFolder(StringRef Dir) {
     Files.push_back({It->path(), Status.getSize(), Status.getLastModificationTime(), Temp});
   }
   if (EC)
-    return makeError(Twine("cannot list cache folder ") + Dir + ": " + EC.message());
+    return makeError(ErrorKind::Io, Twine("cannot list cache folder ") + Dir + ": " + EC.message());
   return Files;
 }
 
@@ -203,9 +200,10 @@ Expected<CacheConfig> CacheConfig::fromEnvironment() {
   if (std::optional<std::string> Max = sys::Process::GetEnv("PTX2AMD_CACHE_MAX_BYTES")) {
     std::optional<uint64_t> Bytes = parseSize(*Max);
     if (!Bytes)
-      return makeError("PTX2AMD_CACHE_MAX_BYTES: expected a positive size such as 1073741824, "
+      return makeError(ErrorKind::BadInput,
+                       "PTX2AMD_CACHE_MAX_BYTES: expected a positive size such as 1073741824, "
                        "512M or 2G, got '" +
-                       *Max + "'");
+                           *Max + "'");
     C.MaxBytes = *Bytes;
   }
   SmallString<256> Dir;
@@ -215,20 +213,22 @@ Expected<CacheConfig> CacheConfig::fromEnvironment() {
   } else {
     // $XDG_CACHE_HOME, else ~/.cache.
     if (!sys::path::cache_directory(Dir))
-      return makeError("no cache folder: set PTX2AMD_CACHE_DIR, XDG_CACHE_HOME or HOME");
+      return makeError(ErrorKind::BadInput,
+                       "no cache folder: set PTX2AMD_CACHE_DIR, XDG_CACHE_HOME or HOME");
     sys::path::append(Dir, "ptx2amd");
   }
   if (std::error_code EC = fs::make_absolute(Dir))
-    return makeError("cache folder " + Dir + ": " + EC.message());
+    return makeError(ErrorKind::Io, "cache folder " + Dir + ": " + EC.message());
   C.Directory = std::string(Dir);
   return C;
 }
 
 Expected<std::unique_ptr<Cache>> Cache::open(CacheConfig Config) {
   if (Config.Directory.empty() || !sys::path::is_absolute(Config.Directory))
-    return makeError("the cache folder must be an absolute path, not '" + Config.Directory + "'");
+    return makeError(ErrorKind::BadInput,
+                     "the cache folder must be an absolute path, not '" + Config.Directory + "'");
   if (Config.MaxBytes == 0)
-    return makeError("the cache bound must be positive");
+    return makeError(ErrorKind::BadInput, "the cache bound must be positive");
   return std::unique_ptr<Cache>(new Cache(std::move(Config)));
 }
 
@@ -342,22 +342,24 @@ Error Cache::store(const CacheKey &Key, ArrayRef<uint8_t> Payload) {
     return Error::success();
   uint64_t FileSize = HeaderSize + Payload.size();
   if (FileSize > Config.MaxBytes)
-    return makeError(fmt::format("a cache entry of {} bytes does not fit the cache bound of {}",
+    return makeError(ErrorKind::OutOfResources,
+                     fmt::format("a cache entry of {} bytes does not fit the cache bound of {}",
                                  FileSize, Config.MaxBytes));
   if (std::error_code EC = fs::create_directories(Config.Directory))
-    return makeError("cannot create cache folder " + Config.Directory + ": " + EC.message());
+    return makeError(ErrorKind::Io,
+                     "cannot create cache folder " + Config.Directory + ": " + EC.message());
 
   SmallString<256> Model(Config.Directory);
   sys::path::append(Model, Twine(TempPrefix) + "%%%%%%%%%%%%%%%%" + TempSuffix);
   int FD;
   SmallString<256> Temp;
   if (std::error_code EC = fs::createUniqueFile(Model, FD, Temp))
-    return makeError("cannot create a file in cache folder " + Config.Directory + ": " +
-                     EC.message());
+    return makeError(ErrorKind::Io, "cannot create a file in cache folder " + Config.Directory +
+                                        ": " + EC.message());
   auto Fail = [&](const Twine &What) {
     ::close(FD);
     (void)fs::remove(Temp);
-    return makeError("cannot write cache entry " + Temp + ": " + What);
+    return makeError(ErrorKind::Io, "cannot write cache entry " + Temp + ": " + What);
   };
   {
     raw_fd_ostream OS(FD, /*shouldClose=*/false);
@@ -377,12 +379,12 @@ Error Cache::store(const CacheKey &Key, ArrayRef<uint8_t> Payload) {
     return Fail(std::error_code(errno, std::generic_category()).message());
   if (::close(FD) != 0) {
     (void)fs::remove(Temp);
-    return makeError("cannot write cache entry " + Temp);
+    return makeError(ErrorKind::Io, "cannot write cache entry " + Temp);
   }
   std::string Path = pathOf(Key);
   if (std::error_code EC = fs::rename(Temp, Path)) {
     (void)fs::remove(Temp);
-    return makeError("cannot publish cache entry " + Path + ": " + EC.message());
+    return makeError(ErrorKind::Io, "cannot publish cache entry " + Path + ": " + EC.message());
   }
   ++Stores;
   remember(Key, Payload);
@@ -467,7 +469,7 @@ Error Cache::clear() {
     return Files.takeError();
   for (const FileInfo &F : *Files)
     if (std::error_code EC = fs::remove(F.Path))
-      return makeError("cannot remove " + F.Path + ": " + EC.message());
+      return makeError(ErrorKind::Io, "cannot remove " + F.Path + ": " + EC.message());
   return Error::success();
 }
 

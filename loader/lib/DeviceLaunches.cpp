@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ptx2amd/loader/ModuleLoader.h"
+#include "ptx2amd/support/Error.h"
 
 #include "ptx2amd/amdgpu-backend/DeviceLaunches.h"
 #include "ptx2amd/lowering/Lowering.h"
@@ -36,9 +37,8 @@ using namespace llvm;
 namespace ptx2amd::loader {
 namespace {
 
-Error makeError(const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), "device-side launch: " + Msg);
-}
+/// Errors of this file, prefixed with what failed.
+Error fail(ErrorKind K, const Twine &Msg) { return makeError(K, "device-side launch: " + Msg); }
 
 /// A record read back from the queue, with its parameters.
 struct Child {
@@ -164,8 +164,8 @@ Error LazyModule::runGrid(const Kernel &K, const amdgpu::LaunchGeometry &G, void
     if (L.QueueBytes < Bytes) {
       auto P = Dev.allocate(Bytes, MemoryKind::Device);
       if (!P)
-        return makeError("a launch queue for " + Twine(Limit) +
-                         " pending launches: " + toString(P.takeError()));
+        return fail(ErrorKind::OutOfResources, "a launch queue for " + Twine(Limit) +
+                                                   " pending launches: " + toString(P.takeError()));
       if (L.Queue)
         consumeError(Dev.release(L.Queue));
       L.Queue = *P;
@@ -208,7 +208,7 @@ Error LazyModule::runGrid(const Kernel &K, const amdgpu::LaunchGeometry &G, void
       // Records are whole: the arena holds only those of reservations that fitted.
       if (C.R.Size < sizeof C.R || C.R.Size % 64 || C.R.Size > Used - At ||
           C.R.ParamBytes > C.R.Size - sizeof C.R)
-        return makeError("a malformed launch record at offset " + Twine(At));
+        return fail(ErrorKind::BadInput, "a malformed launch record at offset " + Twine(At));
       if (C.R.Kind != uint32_t(amdgpu::LaunchKind::Pending)) {
         const uint8_t *P = Arena.data() + At + sizeof C.R;
         C.Params.assign(P, P + C.R.ParamBytes);
@@ -241,7 +241,8 @@ Error LazyModule::runGrid(const Kernel &K, const amdgpu::LaunchGeometry &G, void
       break;
     case amdgpu::LaunchKind::Kernel: {
       if (!C.R.Kernel || C.R.Kernel > L.Kernels.size() || !L.Kernels[C.R.Kernel - 1]) {
-        E = makeError("a launch of kernel number " + Twine(C.R.Kernel) + ", which cannot run");
+        E = fail(ErrorKind::Unsupported,
+                 "a launch of kernel number " + Twine(C.R.Kernel) + ", which cannot run");
         break;
       }
       const Kernel &CK = *L.Kernels[C.R.Kernel - 1];
@@ -249,9 +250,10 @@ Error LazyModule::runGrid(const Kernel &K, const amdgpu::LaunchGeometry &G, void
       for (const amdgpu::KernelArgMetadata &A : CK.metadata().Args)
         if (!A.isHidden()) {
           if (A.Offset + A.Size > C.Params.size())
-            return makeError(formatv("kernel '{0}': {1} bytes of parameters, not {2}",
-                                     CK.metadata().Name, C.Params.size(), A.Offset + A.Size)
-                                 .str());
+            return fail(ErrorKind::BadInput,
+                        formatv("kernel '{0}': {1} bytes of parameters, not {2}",
+                                CK.metadata().Name, C.Params.size(), A.Offset + A.Size)
+                            .str());
           ChildArgs.push_back(const_cast<uint8_t *>(C.Params.data()) + A.Offset);
         }
       amdgpu::LaunchGeometry CG;
@@ -269,7 +271,7 @@ Error LazyModule::runGrid(const Kernel &K, const amdgpu::LaunchGeometry &G, void
       break;
     }
     default:
-      E = makeError("a launch record of kind " + Twine(C.R.Kind));
+      E = fail(ErrorKind::BadInput, "a launch record of kind " + Twine(C.R.Kind));
     }
     if (E) {
       Pending -= Children.size() - 1 - I;

@@ -15,6 +15,7 @@
 
 #include "ptx2amd/loader/Device.h"
 #include "ptx2amd/loader/ModuleLoader.h"
+#include "ptx2amd/support/Error.h"
 
 #include "ptx2amd/amdgpu-backend/DeviceHeap.h"
 #include "ptx2amd/amdgpu-backend/DeviceLaunches.h"
@@ -47,9 +48,8 @@ using namespace llvm;
 namespace ptx2amd::loader {
 namespace {
 
-Error makeError(const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), "host device: " + Msg);
-}
+/// Errors of this file, prefixed with what failed.
+Error fail(ErrorKind K, const Twine &Msg) { return makeError(K, "host device: " + Msg); }
 
 class HostModule;
 
@@ -83,10 +83,11 @@ Expected<const Kernel &> HostModule::kernel(StringRef KernelName) {
     return *It->second;
   // host-backend's reason names a missing kernel as well as one that cannot run.
   if (std::string Why = Loaded->unavailableReason(KernelName); !Why.empty())
-    return makeError("kernel '" + KernelName + "' of '" + Name + "' cannot run: " + Why);
+    return fail(ErrorKind::Unsupported,
+                "kernel '" + KernelName + "' of '" + Name + "' cannot run: " + Why);
   const amdgpu::KernelMetadata *Meta = Loaded->metadata(KernelName);
   if (!Meta)
-    return makeError("no kernel '" + KernelName + "' in '" + Name + "'");
+    return fail(ErrorKind::BadInput, "no kernel '" + KernelName + "' in '" + Name + "'");
   auto K = std::make_unique<HostKernel>();
   K->Meta = *Meta;
   K->Owner = this;
@@ -108,7 +109,7 @@ Expected<GlobalSymbol> HostModule::global(StringRef VarName) {
   const std::vector<host::GlobalInfo> &Globals = Loaded->globals();
   auto G = llvm::find_if(Globals, [&](const host::GlobalInfo &G) { return G.Name == VarName; });
   if (G == Globals.end())
-    return makeError("no variable '" + VarName + "' in '" + Name + "'");
+    return fail(ErrorKind::BadInput, "no variable '" + VarName + "' in '" + Name + "'");
   auto Address = Loaded->global(VarName);
   if (!Address)
     return Address.takeError();
@@ -127,7 +128,9 @@ public:
   const size_t Bytes;
 };
 
-Error systemError(const Twine &What) { return makeError(What + ": " + std::strerror(errno)); }
+Error systemError(const Twine &What) {
+  return fail(ErrorKind::OutOfResources, What + ": " + std::strerror(errno));
+}
 
 class HostEvent final : public Event {
 public:
@@ -204,7 +207,7 @@ Expected<void *> HostDevice::allocate(size_t Bytes, MemoryKind) {
   // Every kind is host memory, which both sides address alike.
   void *P = Impl->allocate(Bytes);
   if (!P)
-    return makeError("out of memory allocating " + Twine(Bytes) + " bytes");
+    return fail(ErrorKind::OutOfResources, "out of memory allocating " + Twine(Bytes) + " bytes");
   std::lock_guard<std::mutex> Lock(AllocMutex);
   Allocations.emplace(P, Bytes);
   return P;
@@ -216,8 +219,8 @@ Error HostDevice::release(void *Ptr) {
   {
     std::lock_guard<std::mutex> Lock(AllocMutex);
     if (!Allocations.erase(Ptr))
-      return makeError("release of " + Twine(utohexstr(uintptr_t(Ptr))) +
-                       ", which allocate() did not return");
+      return fail(ErrorKind::BadInput, "release of " + Twine(utohexstr(uintptr_t(Ptr))) +
+                                           ", which allocate() did not return");
   }
   Impl->release(Ptr);
   return Error::success();
@@ -250,11 +253,12 @@ Expected<void *> HostDevice::reserveAddressRange(size_t Bytes, size_t Alignment,
   const size_t Granule = Props.VirtualMemoryGranule;
   const size_t Align = std::max(Alignment, Granule);
   if (!Bytes || Bytes % Granule || (Align & (Align - 1)))
-    return makeError("reserving " + Twine(Bytes) + " bytes aligned to " + Twine(Alignment));
+    return fail(ErrorKind::OutOfResources,
+                "reserving " + Twine(Bytes) + " bytes aligned to " + Twine(Alignment));
   // mmap() aligns to pages only: a larger alignment takes more and gives back the ends.
   const size_t Extra = Align > Granule ? Align : 0;
   if (Bytes + Extra < Bytes)
-    return makeError("reserving " + Twine(Bytes) + " bytes: too many");
+    return fail(ErrorKind::OutOfResources, "reserving " + Twine(Bytes) + " bytes: too many");
   void *P =
       ::mmap(Hint, Bytes + Extra, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (P == MAP_FAILED)
@@ -273,8 +277,9 @@ Error HostDevice::freeAddressRange(void *Start, size_t Bytes) {
   std::lock_guard<std::mutex> Lock(AllocMutex);
   auto It = Reservations.find(uintptr_t(Start));
   if (It == Reservations.end() || It->second != Bytes)
-    return makeError("freeing " + Twine(Bytes) + " bytes at " + utohexstr(uintptr_t(Start)) +
-                     ", which is not a reserved range");
+    return fail(ErrorKind::BadInput, "freeing " + Twine(Bytes) + " bytes at " +
+                                         utohexstr(uintptr_t(Start)) +
+                                         ", which is not a reserved range");
   if (::munmap(Start, Bytes) != 0)
     return systemError("freeing a reserved range");
   Reservations.erase(It);
@@ -283,7 +288,7 @@ Error HostDevice::freeAddressRange(void *Start, size_t Bytes) {
 
 Expected<std::unique_ptr<PhysicalMemory>> HostDevice::createPhysical(size_t Bytes) {
   if (!Bytes || Bytes % Props.VirtualMemoryGranule)
-    return makeError("physical memory of " + Twine(Bytes) + " bytes");
+    return fail(ErrorKind::OutOfResources, "physical memory of " + Twine(Bytes) + " bytes");
   int Fd = ::memfd_create("ptx2amd-physical", MFD_CLOEXEC);
   if (Fd < 0)
     return systemError("memfd_create");
@@ -301,8 +306,8 @@ Error HostDevice::map(void *At, size_t Bytes, PhysicalMemory &P, size_t Offset) 
   std::lock_guard<std::mutex> Lock(AllocMutex);
   if (!reserved(At, Bytes) || Offset % Props.VirtualMemoryGranule || Offset > Phys.Bytes ||
       Bytes > Phys.Bytes - Offset)
-    return makeError("mapping " + Twine(Bytes) + " bytes at offset " + Twine(Offset) + " to " +
-                     utohexstr(uintptr_t(At)));
+    return fail(ErrorKind::OutOfResources, "mapping " + Twine(Bytes) + " bytes at offset " +
+                                               Twine(Offset) + " to " + utohexstr(uintptr_t(At)));
   void *Got = ::mmap(At, Bytes, PROT_NONE, MAP_SHARED | MAP_FIXED, Phys.Fd, off_t(Offset));
   if (Got == MAP_FAILED)
     return systemError("mapping physical memory");
@@ -312,7 +317,8 @@ Error HostDevice::map(void *At, size_t Bytes, PhysicalMemory &P, size_t Offset) 
 Error HostDevice::unmap(void *At, size_t Bytes) {
   std::lock_guard<std::mutex> Lock(AllocMutex);
   if (!reserved(At, Bytes))
-    return makeError("unmapping " + Twine(Bytes) + " bytes at " + utohexstr(uintptr_t(At)));
+    return fail(ErrorKind::BadInput,
+                "unmapping " + Twine(Bytes) + " bytes at " + utohexstr(uintptr_t(At)));
   // Back to a reservation: inaccessible addresses that nothing else may take.
   if (::mmap(At, Bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1,
              0) == MAP_FAILED)
@@ -324,7 +330,8 @@ Error HostDevice::setAccess(void *At, size_t Bytes, bool Read, bool Write) {
   {
     std::lock_guard<std::mutex> Lock(AllocMutex);
     if (!reserved(At, Bytes))
-      return makeError("access to " + Twine(Bytes) + " bytes at " + utohexstr(uintptr_t(At)));
+      return fail(ErrorKind::BadInput,
+                  "access to " + Twine(Bytes) + " bytes at " + utohexstr(uintptr_t(At)));
   }
   int Prot = Write ? PROT_READ | PROT_WRITE : Read ? PROT_READ : PROT_NONE;
   if (::mprotect(At, Bytes, Prot) != 0)
@@ -344,7 +351,8 @@ Expected<std::unique_ptr<PhysicalMemory>> HostDevice::importPhysical(int Fd) {
   if (::fstat(Fd, &St) != 0)
     return systemError("importing file descriptor " + Twine(Fd));
   if (!S_ISREG(St.st_mode) || St.st_size <= 0 || uint64_t(St.st_size) % Props.VirtualMemoryGranule)
-    return makeError("file descriptor " + Twine(Fd) + " is not physical memory of this device");
+    return fail(ErrorKind::OutOfResources,
+                "file descriptor " + Twine(Fd) + " is not physical memory of this device");
   int Own = ::fcntl(Fd, F_DUPFD_CLOEXEC, 0);
   if (Own < 0)
     return systemError("importing file descriptor " + Twine(Fd));
@@ -353,7 +361,8 @@ Expected<std::unique_ptr<PhysicalMemory>> HostDevice::importPhysical(int Fd) {
 
 Expected<std::unique_ptr<Module>> HostDevice::loadModule(const ModuleImage &Image) {
   if (Image.Ptx.empty())
-    return makeError("module '" + Image.Name + "' has no PTX: the host device translates PTX");
+    return fail(ErrorKind::BadInput,
+                "module '" + Image.Name + "' has no PTX: the host device translates PTX");
   auto Loaded = Impl->loadPtx(Image.Ptx, Image.Name, *Props.Target,
                               {Image.OptLevel, Image.CodeObjectVersion, {}});
   if (!Loaded)
@@ -428,7 +437,7 @@ Expected<float> HostDevice::elapsedMs(Event &Start, Event &End) {
     auto &HE = static_cast<HostEvent &>(*Events[I]);
     std::lock_guard<std::mutex> Lock(HE.Mutex);
     if (!HE.Recorded)
-      return makeError("elapsed time of an event that was never recorded");
+      return fail(ErrorKind::BadInput, "elapsed time of an event that was never recorded");
     Times[I] = *HE.Recorded;
   }
   return std::chrono::duration<float, std::milli>(Times[1] - Times[0]).count();

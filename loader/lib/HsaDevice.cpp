@@ -26,9 +26,7 @@ using namespace llvm;
 namespace ptx2amd::loader {
 namespace hsa {
 
-Error makeError(const Twine &Msg) {
-  return createStringError(inconvertibleErrorCode(), "HSA: " + Msg);
-}
+Error fail(ErrorKind K, const Twine &Msg) { return makeError(K, "HSA: " + Msg); }
 
 std::string statusName(hsa_status_t S) {
   const char *Text = nullptr;
@@ -39,7 +37,11 @@ std::string statusName(hsa_status_t S) {
 }
 
 Error hsaError(hsa_status_t S, const Twine &Call) {
-  return makeError(Call + " failed: " + statusName(S));
+  ErrorKind K = S == HSA_STATUS_ERROR_OUT_OF_RESOURCES || S == HSA_STATUS_ERROR_INVALID_ALLOCATION
+                    ? ErrorKind::OutOfResources
+                : S == HSA_STATUS_ERROR_INVALID_ARGUMENT ? ErrorKind::BadInput
+                                                         : ErrorKind::Internal;
+  return fail(K, Call + " failed: " + statusName(S));
 }
 
 namespace {
@@ -132,7 +134,7 @@ Expected<std::unique_ptr<HsaDevice>> HsaDevice::create() {
     std::string Why = ::access("/dev/kfd", F_OK) == 0
                           ? ""
                           : "; /dev/kfd is missing: no AMD GPU driver on this machine";
-    return makeError("hsa_init failed: " + statusName(S) + Why);
+    return fail(ErrorKind::Unsupported, "hsa_init failed: " + statusName(S) + Why);
   }
   // Failing from here on, the runtime goes down again.
   auto Fail = [](Error E) {
@@ -148,13 +150,13 @@ Expected<std::unique_ptr<HsaDevice>> HsaDevice::create() {
     std::string Isas;
     for (const GpuAgent &G : Found.Gpus)
       Isas += (Isas.empty() ? "" : ", ") + G.IsaName;
-    return Fail(makeError(Found.Gpus.empty()
-                              ? std::string("no GPU agent")
-                              : "no GPU agent of a supported target (" +
-                                    amdgpu::knownTargetNames() + "); found " + Isas));
+    return Fail(fail(ErrorKind::Unsupported,
+                     Found.Gpus.empty() ? std::string("no GPU agent")
+                                        : "no GPU agent of a supported target (" +
+                                              amdgpu::knownTargetNames() + "); found " + Isas));
   }
   if (Found.Cpus.empty())
-    return Fail(makeError("no CPU agent"));
+    return Fail(fail(ErrorKind::Unsupported, "no CPU agent"));
 
   auto D = std::unique_ptr<HsaDevice>(new HsaDevice);
   D->Gpu = It->Agent;
@@ -165,9 +167,10 @@ Expected<std::unique_ptr<HsaDevice>> HsaDevice::create() {
   D->Mem.Host = HostPools.Host;
   D->Mem.Kernarg = HostPools.Kernarg.handle ? HostPools.Kernarg : HostPools.Host;
   if (!D->Mem.Device.handle || !D->Mem.Host.handle)
-    return Fail(makeError(
-        "no " + Twine(D->Mem.Device.handle ? "fine-grained host" : "coarse-grained device") +
-        " memory pool for " + It->IsaName));
+    return Fail(
+        fail(ErrorKind::Unsupported,
+             "no " + Twine(D->Mem.Device.handle ? "fine-grained host" : "coarse-grained device") +
+                 " memory pool for " + It->IsaName));
 
   DeviceProperties &P = D->Props;
   char Product[64] = {};

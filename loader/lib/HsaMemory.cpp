@@ -28,7 +28,9 @@ hsa_amd_pointer_info_t pointerInfo(const void *Ptr) {
   return Info;
 }
 
-Error noVmem() { return makeError("ROCr has no virtual memory API (hsa_amd_vmem_*)"); }
+Error noVmem() {
+  return fail(ErrorKind::Unsupported, "ROCr has no virtual memory API (hsa_amd_vmem_*)");
+}
 
 /// One side of a copy: the address and agent ROCr's copy engine takes, and host memory locked
 /// for the copy (unlocked after it).
@@ -72,8 +74,8 @@ Error HsaDevice::release(void *Ptr) {
   hsa_amd_pointer_info_t Info = pointerInfo(Ptr);
   if (Info.type != HSA_EXT_POINTER_TYPE_HSA ||
       (Ptr != Info.agentBaseAddress && Ptr != Info.hostBaseAddress))
-    return makeError("release of " + Twine(utohexstr(uintptr_t(Ptr))) +
-                     ", which allocate() did not return");
+    return fail(ErrorKind::BadInput, "release of " + Twine(utohexstr(uintptr_t(Ptr))) +
+                                         ", which allocate() did not return");
   PTX2AMD_HSA_CHECK(hsa_amd_memory_pool_free(Ptr));
   return Error::success();
 }
@@ -86,9 +88,9 @@ Error HsaDevice::registerHostMemory(void *Ptr, size_t Bytes) {
   PTX2AMD_HSA_CHECK(hsa_amd_memory_lock(Ptr, Bytes, Agents, 1, &AgentPtr));
   if (AgentPtr != Ptr) {
     hsa_amd_memory_unlock(Ptr);
-    return makeError("host memory at " + Twine(utohexstr(uintptr_t(Ptr))) +
-                     " was locked at another GPU address (" +
-                     Twine(utohexstr(uintptr_t(AgentPtr))) + ")");
+    return fail(ErrorKind::BadInput, "host memory at " + Twine(utohexstr(uintptr_t(Ptr))) +
+                                         " was locked at another GPU address (" +
+                                         Twine(utohexstr(uintptr_t(AgentPtr))) + ")");
   }
   return Error::success();
 }
@@ -110,8 +112,9 @@ Expected<void *> HsaDevice::reserveAddressRange(size_t Bytes, size_t Alignment, 
   void *P = nullptr;
   if (Alignment > Props.VirtualMemoryGranule) {
     if (!Vmem.AddressReserveAlign)
-      return makeError("reserving addresses aligned to " + Twine(Alignment) +
-                       ": ROCr has no hsa_amd_vmem_address_reserve_align");
+      return fail(ErrorKind::OutOfResources,
+                  "reserving addresses aligned to " + Twine(Alignment) +
+                      ": ROCr has no hsa_amd_vmem_address_reserve_align");
     PTX2AMD_HSA_CHECK(Vmem.AddressReserveAlign(&P, Bytes, uint64_t(uintptr_t(Hint)), Alignment, 0));
   } else {
     PTX2AMD_HSA_CHECK(Vmem.AddressReserve(&P, Bytes, uint64_t(uintptr_t(Hint)), 0));
@@ -178,7 +181,7 @@ Expected<std::unique_ptr<PhysicalMemory>> HsaDevice::importPhysical(int Fd) {
   // The dma-buf's size is its file's.
   off_t Bytes = ::lseek(Fd, 0, SEEK_END);
   if (Bytes <= 0)
-    return makeError("file descriptor " + Twine(Fd) + " is not device memory");
+    return fail(ErrorKind::BadInput, "file descriptor " + Twine(Fd) + " is not device memory");
   VmemApi::Handle H{};
   PTX2AMD_HSA_CHECK(Vmem.ImportShareable(Fd, &H));
   return std::make_unique<HsaPhysical>(Vmem, H, size_t(Bytes));
@@ -194,8 +197,8 @@ Error HsaDevice::copy(void *Dst, const void *Src, size_t Bytes, CopyKind Kind, S
     if (Info.type == HSA_EXT_POINTER_TYPE_HSA)
       return CopySide{const_cast<void *>(Ptr), Info.agentOwner};
     if (!Host)
-      return makeError("copy: " + Twine(utohexstr(uintptr_t(Ptr))) +
-                       " is not memory of this device");
+      return fail(ErrorKind::BadInput,
+                  "copy: " + Twine(utohexstr(uintptr_t(Ptr))) + " is not memory of this device");
     if (Info.type == HSA_EXT_POINTER_TYPE_LOCKED)
       return CopySide{static_cast<uint8_t *>(Info.agentBaseAddress) +
                           (static_cast<const uint8_t *>(Ptr) -
@@ -258,8 +261,8 @@ Error HsaDevice::memset(void *Dst, uint8_t Value, size_t Bytes, Stream *S) {
     return Error::success();
   hsa_amd_pointer_info_t Info = pointerInfo(Dst);
   if (Info.type != HSA_EXT_POINTER_TYPE_HSA)
-    return makeError("memset: " + Twine(utohexstr(uintptr_t(Dst))) +
-                     " is not memory of this device");
+    return fail(ErrorKind::BadInput,
+                "memset: " + Twine(utohexstr(uintptr_t(Dst))) + " is not memory of this device");
   // Host pools (HostPinned, Managed): the CPU writes them directly.
   if (Info.agentOwner.handle == Cpu.handle) {
     std::memset(Dst, Value, Bytes);

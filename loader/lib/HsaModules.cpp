@@ -26,13 +26,13 @@ template <typename T> T symbolInfo(hsa_executable_symbol_t S, hsa_executable_sym
 Expected<std::unique_ptr<Module>> HsaDevice::loadModule(const ModuleImage &Image) {
   ArrayRef<uint8_t> CodeObject = Image.CodeObject;
   if (CodeObject.empty())
-    return makeError("module '" + Image.Name + "' has no code object to load");
+    return fail(ErrorKind::BadInput, "module '" + Image.Name + "' has no code object to load");
   auto Meta = amdgpu::readCodeObjectMetadata(CodeObject);
   if (!Meta)
     return Meta.takeError();
   if (Meta->elfMach() != Props.Target->ElfMach)
-    return makeError("code object for '" + Meta->TargetId + "' on a device of '" + Props.IsaName +
-                     "'");
+    return fail(ErrorKind::Unsupported,
+                "code object for '" + Meta->TargetId + "' on a device of '" + Props.IsaName + "'");
   auto M = std::make_unique<HsaModule>(*this);
   M->Bytes.assign(CodeObject.begin(), CodeObject.end());
   M->Meta = std::move(*Meta);
@@ -77,7 +77,7 @@ Expected<const Kernel &> HsaModule::kernel(StringRef Name) {
     return *It->second;
   const amdgpu::KernelMetadata *Meta = this->Meta.findKernel(Name);
   if (!Meta)
-    return makeError("no kernel '" + Name + "' in the code object");
+    return fail(ErrorKind::BadInput, "no kernel '" + Name + "' in the code object");
   std::string Symbol = Meta->Symbol.empty() ? (Name + ".kd").str() : Meta->Symbol;
   hsa_executable_symbol_t Sym;
   if (hsa_status_t S =
@@ -97,11 +97,11 @@ Expected<const Kernel &> HsaModule::kernel(StringRef Name) {
       symbolInfo<uint32_t>(Sym, HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE);
   if (Kernarg != Meta->KernargSegmentSize || Group != Meta->GroupSegmentFixedSize ||
       Private != Meta->PrivateSegmentFixedSize)
-    return makeError("kernel '" + Name + "': the runtime reports kernarg/group/private sizes " +
-                     Twine(Kernarg) + "/" + Twine(Group) + "/" + Twine(Private) +
-                     ", its metadata " + Twine(Meta->KernargSegmentSize) + "/" +
-                     Twine(Meta->GroupSegmentFixedSize) + "/" +
-                     Twine(Meta->PrivateSegmentFixedSize));
+    return fail(ErrorKind::Internal,
+                "kernel '" + Name + "': the runtime reports kernarg/group/private sizes " +
+                    Twine(Kernarg) + "/" + Twine(Group) + "/" + Twine(Private) + ", its metadata " +
+                    Twine(Meta->KernargSegmentSize) + "/" + Twine(Meta->GroupSegmentFixedSize) +
+                    "/" + Twine(Meta->PrivateSegmentFixedSize));
   return *Kernels.emplace(Name.str(), std::move(K)).first->second;
 }
 
@@ -113,7 +113,7 @@ Expected<GlobalSymbol> HsaModule::global(StringRef Name) {
     return hsaError(S, "looking up variable '" + Name + "'");
   if (symbolInfo<hsa_symbol_kind_t>(Sym, HSA_EXECUTABLE_SYMBOL_INFO_TYPE) !=
       HSA_SYMBOL_KIND_VARIABLE)
-    return makeError("'" + Name + "' is not a variable");
+    return fail(ErrorKind::BadInput, "'" + Name + "' is not a variable");
   return GlobalSymbol{reinterpret_cast<void *>(
                           symbolInfo<uint64_t>(Sym, HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_ADDRESS)),
                       symbolInfo<uint32_t>(Sym, HSA_EXECUTABLE_SYMBOL_INFO_VARIABLE_SIZE)};

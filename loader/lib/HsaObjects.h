@@ -10,6 +10,7 @@
 
 #include "ptx2amd/amdgpu-backend/KernelMetadata.h"
 #include "ptx2amd/loader/HsaDevice.h"
+#include "ptx2amd/support/Error.h"
 
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
@@ -35,7 +36,8 @@ using llvm::Expected;
 using llvm::StringRef;
 using llvm::Twine;
 
-Error makeError(const Twine &Msg);
+/// An error of the HSA device ("HSA: ..."); hsaError takes its kind from the status.
+Error fail(ErrorKind K, const Twine &Msg);
 /// "HSA_STATUS_ERROR_OUT_OF_RESOURCES (0x1008)": the name ROCr gives a status, without its
 /// sentence of explanation, so that a failure stays one short line.
 std::string statusName(hsa_status_t S);

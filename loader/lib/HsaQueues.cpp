@@ -58,7 +58,7 @@ Error HsaDevice::waitFor(hsa_signal_t Signal) {
     hsa_signal_value_t V = hsa_signal_wait_scacquire(Signal, HSA_SIGNAL_CONDITION_LT, 1,
                                                      TimestampHz / 10, HSA_WAIT_STATE_BLOCKED);
     if (V < 0)
-      return makeError("device work failed (completion signal " + Twine(V) + ")");
+      return fail(ErrorKind::Internal, "device work failed (completion signal " + Twine(V) + ")");
     if (V == 0)
       return Error::success();
     if (Error E = checkQueues())
@@ -130,9 +130,10 @@ Error HsaDevice::launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void *
   const auto &HK = static_cast<const HsaKernel &>(K);
   const amdgpu::KernelMetadata &Meta = HK.Meta;
   if (Meta.GroupSegmentFixedSize + G.DynamicLdsBytes > Props.LdsBytesPerWorkgroup)
-    return makeError("kernel '" + Meta.Name + "' needs " +
-                     Twine(Meta.GroupSegmentFixedSize + G.DynamicLdsBytes) +
-                     " bytes of LDS; the device has " + Twine(Props.LdsBytesPerWorkgroup));
+    return fail(ErrorKind::OutOfResources,
+                "kernel '" + Meta.Name + "' needs " +
+                    Twine(Meta.GroupSegmentFixedSize + G.DynamicLdsBytes) +
+                    " bytes of LDS; the device has " + Twine(Props.LdsBytesPerWorkgroup));
   HsaStream &St = stream(S);
   std::lock_guard<std::mutex> Lock(St.Mutex);
   if (Error E = checkQueues())
@@ -273,9 +274,9 @@ Expected<float> HsaDevice::elapsedMs(Event &Start, Event &End) {
   for (unsigned I = 0; I < 2; ++I) {
     auto &HE = static_cast<HsaEvent &>(*Events[I]);
     if (!HE.Recorded)
-      return makeError("elapsed time of an event that was never recorded");
+      return fail(ErrorKind::BadInput, "elapsed time of an event that was never recorded");
     if (hsa_signal_load_scacquire(HE.Done) >= 1)
-      return makeError("elapsed time of an event that is not complete");
+      return fail(ErrorKind::BadInput, "elapsed time of an event that is not complete");
     hsa_amd_profiling_dispatch_time_t T;
     PTX2AMD_HSA_CHECK(hsa_amd_profiling_get_dispatch_time(Gpu, HE.Done, &T));
     Ends[I] = T.end;

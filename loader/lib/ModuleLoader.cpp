@@ -1,6 +1,7 @@
 //===- ModuleLoader.cpp - CUDA images to loaded modules, lazily and cached ===//
 
 #include "ptx2amd/loader/ModuleLoader.h"
+#include "ptx2amd/support/Error.h"
 
 #include "ptx2amd/amdgpu-backend/DeviceHeap.h"
 
@@ -26,8 +27,6 @@ using namespace llvm;
 
 namespace ptx2amd::loader {
 namespace {
-
-Error makeError(const Twine &Msg) { return createStringError(inconvertibleErrorCode(), Msg); }
 
 double msSince(std::chrono::steady_clock::time_point Start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - Start)
@@ -96,7 +95,9 @@ Expected<CodeObjectPayload> decodePayload(std::vector<uint8_t> Bytes) {
     auto B = N ? Take(*N) : std::nullopt;
     return B ? std::optional(toStringRef(*B)) : std::nullopt;
   };
-  auto Malformed = [] { return makeError("cached translation of an unknown format"); };
+  auto Malformed = [] {
+    return makeError(ErrorKind::BadInput, "cached translation of an unknown format");
+  };
   if (Get32() != PayloadMagic || Get32() != PayloadVersion)
     return Malformed();
   auto Size = Take(8);
@@ -127,7 +128,8 @@ Expected<LogLevel> parseLogLevel(StringRef Value) {
                .Case("debug", LogLevel::Debug)
                .Default(std::nullopt);
   if (!L)
-    return makeError("PTX2AMD_LOG='" + Value + "' is not one of off, info, debug");
+    return makeError(ErrorKind::BadInput,
+                     "PTX2AMD_LOG='" + Value + "' is not one of off, info, debug");
   return *L;
 }
 
@@ -165,8 +167,9 @@ Expected<LinkedPtx> linkRdcUnit(const fatbin::Fatbin &F, ArrayRef<const fatbin::
     Inputs = std::move(DeviceRuntime);
   auto Linked = ir::linkModules(Inputs);
   if (!Linked)
-    return makeError("'" + Name + "' is relocatable device code (-rdc) of " + Twine(Inputs.size()) +
-                     " PTX modules, which do not link:\n" + toString(Linked.takeError()));
+    return makeError(ErrorKind::BadInput,
+                     "'" + Name + "' is relocatable device code (-rdc) of " + Twine(Inputs.size()) +
+                         " PTX modules, which do not link:\n" + toString(Linked.takeError()));
   return LinkedPtx{(Name + ": -rdc link of " + Twine(Inputs.size()) + " modules").str(),
                    std::move(*Linked)};
 }
@@ -230,8 +233,9 @@ Expected<std::unique_ptr<LazyModule>> ModuleLoader::openSelected(const fatbin::F
       return NoPtx;
     consumeError(std::move(NoPtx));
     if (WithPtx > 1)
-      return makeError("'" + Name + "' holds " + Twine(WithPtx) +
-                       " registration units with PTX; open each one's fatbin wrapper");
+      return makeError(ErrorKind::BadInput,
+                       "'" + Name + "' holds " + Twine(WithPtx) +
+                           " registration units with PTX; open each one's fatbin wrapper");
     if (Found->NeedsLinking) {
       auto Linked = linkRdcUnit(F, Found->PTX, Name);
       if (!Linked)
@@ -328,8 +332,8 @@ Error ModuleLoader::loadModule(LazyModule &M) {
     pipeline::Translation T = pipeline::translate(SourceText::borrow(M.Name, M.Ptx), PO);
     ++Translations;
     if (!T.HasCodeObject)
-      return makeError("module '" + M.Name + "' failed to translate for " + Target + ": " +
-                       StringRef(T.Error.empty() ? T.Diagnostics : T.Error).trim());
+      return withContext(T.moduleError(),
+                         "module '" + M.Name + "' failed to translate for " + Target);
     std::vector<std::pair<std::string, std::string>> Kernels;
     unsigned Failed = 0;
     for (const pipeline::KernelResult &K : T.Kernels) {
@@ -366,9 +370,9 @@ uint64_t ModuleLoader::heapBytes() const {
 Error ModuleLoader::setHeapBytes(uint64_t Bytes) {
   std::lock_guard<std::mutex> Lock(HeapMutex);
   if (Heap && Bytes != HeapBytes)
-    return makeError("the device heap is in use: its size is fixed");
+    return makeError(ErrorKind::BadInput, "the device heap is in use: its size is fixed");
   if (Bytes <= amdgpu::HeapHeaderSize)
-    return makeError(formatv("a device heap of {0} bytes", Bytes).str());
+    return makeError(ErrorKind::BadInput, formatv("a device heap of {0} bytes", Bytes).str());
   HeapBytes = Bytes;
   return Error::success();
 }
@@ -383,8 +387,8 @@ Error ModuleLoader::attachHeap(Module &M) {
   if (!Heap) {
     auto P = Dev.allocate(HeapBytes, MemoryKind::Device);
     if (!P)
-      return makeError("the device heap of " + Twine(HeapBytes) +
-                       " bytes: " + toString(P.takeError()));
+      return makeError(ErrorKind::OutOfResources, "the device heap of " + Twine(HeapBytes) +
+                                                      " bytes: " + toString(P.takeError()));
     const uint64_t Capacity = HeapBytes - amdgpu::HeapHeaderSize;
     if (Error E = Dev.copy(*P, &Capacity, sizeof Capacity, CopyKind::HostToDevice, nullptr))
       return E;
@@ -399,24 +403,28 @@ Error LazyModule::load() {
   std::lock_guard<std::mutex> Lock(Mutex);
   if (!Attempted) {
     Attempted = true;
-    if (Error E = Loader.loadModule(*this))
-      Failure = toString(std::move(E));
-    else if (Error E = Loader.attachHeap(*DeviceModule))
-      Failure = toString(std::move(E));
-    else if (Error E = attachDeviceLaunches())
-      Failure = toString(std::move(E));
+    Error E = Loader.loadModule(*this);
+    if (!E)
+      E = Loader.attachHeap(*DeviceModule);
+    if (!E)
+      E = attachDeviceLaunches();
+    if (E) {
+      ErrorReport R = takeError(std::move(E));
+      Failure = std::move(R.Message);
+      FailureKind = R.Kind;
+    }
   }
   if (Failure.empty())
     return Error::success();
-  return makeError(Failure);
+  return makeError(FailureKind, Failure);
 }
 
 Expected<const Kernel &> LazyModule::kernel(StringRef KernelName) {
   if (Error E = load())
-    return makeError("kernel '" + KernelName + "': " + toString(std::move(E)));
+    return withContext(std::move(E), "kernel '" + KernelName + "'");
   if (auto It = Unavailable.find(KernelName); It != Unavailable.end())
-    return makeError("kernel '" + KernelName + "' of '" + Name +
-                     "' cannot be loaded: " + It->second);
+    return makeError(ErrorKind::Unsupported, "kernel '" + KernelName + "' of '" + Name +
+                                                 "' cannot be loaded: " + It->second);
   return DeviceModule->kernel(KernelName);
 }
 
@@ -443,7 +451,7 @@ bool LazyModule::hasKernel(StringRef KernelName) {
 
 Expected<GlobalSymbol> LazyModule::global(StringRef VarName) {
   if (Error E = load())
-    return makeError("variable '" + VarName + "': " + toString(std::move(E)));
+    return withContext(std::move(E), "variable '" + VarName + "'");
   return DeviceModule->global(VarName);
 }
 

@@ -137,6 +137,13 @@ std::string Translation::unavailableReason(const KernelResult &K) const {
   return Reason.empty() ? "not in the code object" : Reason.str();
 }
 
+llvm::Error Translation::moduleError() const {
+  ErrorKind K = Result == Status::InvalidInput        ? ErrorKind::BadInput
+                : Result == Status::TranslationFailed ? ErrorKind::Unsupported
+                                                      : ErrorKind::Internal;
+  return makeError(K, llvm::StringRef(Error.empty() ? Diagnostics : Error).trim());
+}
+
 uint64_t moduleHash(const llvm::Module &M) {
   llvm::SmallVector<char, 0> Bitcode;
   llvm::BitcodeWriter W(Bitcode);

@@ -120,8 +120,14 @@ public:
                          fmt::format("register range of {} is too large", RangeCount)};
     }
     V.Dims.clear();
+    // No address space of a GPU holds more than 2^48 bytes (AMDGPU's virtual addresses).
+    constexpr uint64_t MaxBytes = uint64_t(1) << 48;
+    uint64_t Bytes = std::max(1u, typeBits(V.Ty) / 8) * std::max<uint64_t>(1, V.VecWidth);
     for (auto *A : D->arrayDim()) {
       uint64_t N = A->INT() ? parseUnsigned(A->INT()->getSymbol()) : 0;
+      if (N && (__builtin_mul_overflow(Bytes, N, &Bytes) || Bytes > MaxBytes))
+        throw BuildError{loc(A->INT()),
+                         fmt::format("'{}' would take more than 2^48 bytes", V.Name)};
       V.Dims.push_back(N);
     }
     if (D->initializer()) {

@@ -5,6 +5,8 @@
 
 #include <llvm/ADT/StringRef.h>
 
+#include <cctype>
+
 namespace ptx2amd::ir {
 
 using namespace build;
@@ -39,8 +41,19 @@ std::vector<Diagnostic> buildModuleHeader(Module &M, const grammar::ModuleParse 
           throw BuildError{B.loc(Item), fmt::format("unsupported PTX ISA version {}", V)};
         SawVersion = true;
       } else if (Item->TARGET()) {
-        for (auto *T : Item->IDENT())
-          M.Target.emplace_back(B.text(T));
+        for (auto *T : Item->IDENT()) {
+          std::string_view Name = B.text(T);
+          // sm_NN with an optional a/f suffix; the number names an architecture, so it is small.
+          if (Name.substr(0, 3) == "sm_") {
+            std::string_view Digits = Name.substr(3);
+            while (!Digits.empty() && !std::isdigit(static_cast<unsigned char>(Digits.back())))
+              Digits.remove_suffix(1);
+            if (Digits.empty() || Digits.size() > 4 ||
+                Digits.find_first_not_of("0123456789") != std::string_view::npos)
+              throw BuildError{B.loc(T), fmt::format("invalid target '{}'", Name)};
+          }
+          M.Target.emplace_back(Name);
+        }
         SawTarget = true;
       } else if (Item->ADDRESS_SIZE()) {
         uint64_t S = B.parseUnsigned(Item->INT()->getSymbol());

@@ -141,7 +141,7 @@ cudaError_t libraryKernels(CUkernel *Kernels, unsigned *Count, CUlibrary Library
   if (cudaError_t E = libraryOf(Library, F))
     return E;
   if (Error E = F->Module->load())
-    return fail(cudaErrorInvalidPtx, std::move(E));
+    return failByKind(std::move(E), cudaErrorInvalidPtx);
   std::vector<std::string> Names = F->Module->kernelNames();
   if (!Kernels) { // the count
     if (!Count)

@@ -32,6 +32,8 @@ ArrayRef<uint8_t> imageExtent(const void *Image) {
     uint64_t Body;
     std::memcpy(&HeaderSize, P + 6, sizeof HeaderSize);
     std::memcpy(&Body, P + 8, sizeof Body);
+    if (HeaderSize != fatbin::ContainerHeaderSize || Body >= (uint64_t(1) << 32))
+      return {P, 16}; // not a container nvcc writes: refused by the reader, as above
     return {P, size_t(HeaderSize + Body)};
   }
   if (std::memcmp(P,
@@ -49,6 +51,14 @@ ArrayRef<uint8_t> imageExtent(const void *Image) {
     std::memcpy(&PhNum, P + 0x38, 2);
     std::memcpy(&ShEntSize, P + 0x3a, 2);
     std::memcpy(&ShNum, P + 0x3c, 2);
+    uint16_t EhSize;
+    std::memcpy(&EhSize, P + 0x34, 2);
+    // A header that no ELF writer makes (garbage after the magic) bounds nothing: the image is its
+    // 64 bytes, which the reader then refuses, rather than a read far past the caller's bytes.
+    constexpr uint64_t Plausible = uint64_t(1) << 32;
+    if (P[5] != 1 || P[6] != 1 || EhSize != 64 || (PhNum && PhEntSize != 56) ||
+        (ShNum && ShEntSize != 64) || PhOff >= Plausible || ShOff >= Plausible)
+      return {P, 64};
     uint64_t End = std::max<uint64_t>(
         {64, PhOff + uint64_t(PhEntSize) * PhNum, ShOff + uint64_t(ShEntSize) * ShNum});
     return {P, size_t(End)};
@@ -153,7 +163,7 @@ cudaError_t functionIn(FatbinRecord &F, const char *Name, KernelRecord *&Out) {
       return cudaSuccess;
     }
   if (Error E = F.Module->load())
-    return fail(cudaErrorInvalidPtx, std::move(E));
+    return failByKind(std::move(E), cudaErrorInvalidPtx);
   if (!F.Module->hasKernel(Name))
     return fail(cudaErrorSymbolNotFound,
                 formatv("no kernel '{0}' in {1}", Name, F.Module->name()).str());
@@ -517,9 +527,10 @@ CUresult cuLaunchCooperativeKernel(CUfunction Function, unsigned GridX, unsigned
   });
 }
 
-// Deprecated since CUDA 11.3: one launch per device, and there is one device. Without CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC
-// the kernel waits for all earlier work of the device, without ..._NO_POST_LAUNCH_SYNC all later
-// work waits for it: a device synchronisation before and after.
+// Deprecated since CUDA 11.3: one launch per device, and there is one device. Without
+// CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC the kernel waits for all earlier work of
+// the device, without ..._NO_POST_LAUNCH_SYNC all later work waits for it: a device synchronisation
+// before and after.
 CUresult cuLaunchCooperativeKernelMultiDevice(CuLaunchParams *List, unsigned NumDevices,
                                               unsigned Flags) {
   return driverCall([&] {

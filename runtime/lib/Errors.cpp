@@ -3,6 +3,7 @@
 #include "Runtime.h"
 
 #include "ptx2amd/amdgpu-backend/KernelFault.h"
+#include "ptx2amd/support/Error.h"
 
 #include <atomic>
 
@@ -88,6 +89,23 @@ std::string detailOf(cudaError_t E) {
 }
 
 cudaError_t fail(cudaError_t E, llvm::Error Why) { return fail(E, llvm::toString(std::move(Why))); }
+
+cudaError_t failByKind(llvm::Error Why, cudaError_t ForBadInput, cudaError_t ForUnsupported) {
+  ErrorReport R = takeError(std::move(Why));
+  switch (R.Kind) {
+  case ErrorKind::BadInput:
+    return fail(ForBadInput, R.Message);
+  case ErrorKind::Unsupported:
+    return fail(ForUnsupported, R.Message);
+  case ErrorKind::OutOfResources:
+    return fail(cudaErrorMemoryAllocation, R.Message);
+  case ErrorKind::Io:
+    return fail(cudaErrorFileNotFound, R.Message);
+  case ErrorKind::Internal:
+    break;
+  }
+  return fail(cudaErrorUnknown, R.Message);
+}
 
 cudaError_t failDeviceWork(llvm::Error Why) {
   auto [Kind, Text] = amdgpu::takeFault(std::move(Why));

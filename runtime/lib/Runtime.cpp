@@ -291,21 +291,24 @@ cudaError_t resolveKernel(Context &C, KernelRecord &K, const loader::Kernel *&Ou
   std::lock_guard<std::mutex> Lock(K.Mutex);
   if (!K.Resolved) {
     loader::LazyModule *M = nullptr;
-    std::string Why;
+    Error Why = Error::success();
     if (moduleOf(C, *K.Fatbin, M) != cudaSuccess) {
-      Why = "kernel '" + K.Name + "': " + K.Fatbin->OpenFailure;
+      Why = makeError(ErrorKind::BadInput, "kernel '" + K.Name + "': " + K.Fatbin->OpenFailure);
     } else if (auto Found = M->kernel(K.Name)) {
       K.Resolved = &*Found;
       K.Module = M;
     } else {
-      Why = toString(Found.takeError());
+      Why = Found.takeError();
     }
     if (!K.Resolved) {
+      ErrorReport R = takeError(std::move(Why));
       // Once per kernel, whether or not the program looks at the error.
       if (!K.Reported)
-        std::fprintf(stderr, "ptx2amd: %s\n", Why.c_str());
+        std::fprintf(stderr, "ptx2amd: %s\n", R.Message.c_str());
       K.Reported = true;
-      return fail(cudaErrorNoKernelImageForDevice, Why);
+      // A kernel that is not there or did not translate has no image for this device.
+      return failByKind(makeError(R.Kind, R.Message), cudaErrorNoKernelImageForDevice,
+                        cudaErrorNoKernelImageForDevice);
     }
   }
   Out = K.Resolved;

@@ -18,6 +18,7 @@
 
 #include "ptx2amd/loader/Device.h"
 #include "ptx2amd/loader/ModuleLoader.h"
+#include "ptx2amd/support/Error.h"
 
 #include "llvm/Support/Error.h"
 
@@ -42,6 +43,12 @@ namespace ptx2amd::runtime {
 cudaError_t fail(cudaError_t E, const std::string &Detail = {});
 /// fail() with an llvm::Error's text as the detail.
 cudaError_t fail(cudaError_t E, llvm::Error Why);
+/// Fails with the code for \p Why's kind (ptx2amd::ErrorKind), the one mapping of kinds to CUDA's
+/// codes: bad input is \p ForBadInput (what the call site's API says of a malformed argument or
+/// image), unsupported \p ForUnsupported, out of resources cudaErrorMemoryAllocation, I/O
+/// cudaErrorFileNotFound, internal cudaErrorUnknown.
+cudaError_t failByKind(llvm::Error Why, cudaError_t ForBadInput,
+                       cudaError_t ForUnsupported = cudaErrorNotSupported);
 /// fail() with the error CUDA gives a failure of device work (amdgpu::KernelFault's kind: a
 /// failed assertion, an illegal address, a timeout; else cudaErrorLaunchFailure). All are sticky.
 cudaError_t failDeviceWork(llvm::Error Why);

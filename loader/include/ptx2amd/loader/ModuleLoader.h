@@ -28,6 +28,7 @@
 #include "ptx2amd/fatbin/Select.h"
 #include "ptx2amd/loader/Cache.h"
 #include "ptx2amd/loader/Device.h"
+#include "ptx2amd/support/Error.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
@@ -129,8 +130,9 @@ private:
   std::string Name, Ptx;
   std::mutex Mutex;
   bool Attempted = false;
-  std::string Failure;                      ///< the module-level failure, when Attempted
-  llvm::StringMap<std::string> Unavailable; ///< kernel -> why, from the translation
+  std::string Failure;                         ///< the module-level failure, when Attempted
+  ErrorKind FailureKind = ErrorKind::Internal; ///< and its kind
+  llvm::StringMap<std::string> Unavailable;    ///< kernel -> why, from the translation
   std::unique_ptr<Module> DeviceModule;
   std::unique_ptr<DeviceLaunches> Launches; ///< null: the module launches nothing itself
 };

@@ -8,6 +8,7 @@
 #include "ptx2amd/amdgpu-backend/Codegen.h"
 #include "ptx2amd/ptx-grammar/Source.h"
 #include "ptx2amd/ptx-ir/IR.h"
+#include "ptx2amd/support/Error.h"
 
 #include <cstdint>
 #include <functional>
@@ -61,7 +62,7 @@ struct FunctionResult {
   std::string Name;
   bool IsKernel = false;
   FunctionState State = FunctionState::Failed;
-  std::string Reason; ///< the diagnostics, one per line; empty when translated
+  std::string Reason;                ///< the diagnostics, one per line; empty when translated
   std::vector<ir::Diagnostic> Diags; ///< why it was not lowered, located
   /// Functions declared `.extern` in the module that it calls (directly or not), sorted: its
   /// code object needs them linked in before it can be loaded, so it is left out alone.
@@ -97,6 +98,9 @@ struct Translation {
   std::unique_ptr<llvm::Module> Module;
 
   const FunctionResult &function(const KernelResult &K) const { return Functions[K.Function]; }
+  /// The module-level failure as an error of its kind (bad input for a module that could not be
+  /// read, unsupported for one that could not be translated as a whole).
+  llvm::Error moduleError() const;
   /// Why kernel \p K is not in the output ("" when it is).
   std::string unavailableReason(const KernelResult &K) const;
 };
