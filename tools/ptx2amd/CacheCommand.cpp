@@ -12,55 +12,44 @@
 namespace ptx2amd::tool {
 namespace {
 
-const char CacheHelp[] =
-    R"(usage: ptx2amd cache stats [--json]
-       ptx2amd cache clear
+namespace cache_opts {
+#define PTX2AMD_OPTIONS "CacheOptions.inc"
+#include "OptionTable.def"
+} // namespace cache_opts
 
-The JIT cache keeps translated modules, keyed by the PTX text, the target, the options and the
-translator's version, in a folder: PTX2AMD_CACHE_DIR, else $XDG_CACHE_HOME/ptx2amd, else
-~/.cache/ptx2amd. PTX2AMD_CACHE=0 turns it off; PTX2AMD_CACHE_MAX_BYTES bounds the folder
-(e.g. 512M, 2G; default 1G), the least recently used entries going first.
-
-commands:
+const CommandHelp CacheHelp = {
+    "cache", "ptx2amd cache stats [--json]\n       ptx2amd cache clear",
+    R"(The JIT cache keeps translated modules, keyed by the PTX text, the target, the
+options and the translator's version, in a folder: PTX2AMD_CACHE_DIR, else $XDG_CACHE_HOME/ptx2amd,
+else ~/.cache/ptx2amd. PTX2AMD_CACHE=0 turns it off; PTX2AMD_CACHE_MAX_BYTES bounds the folder
+(e.g. 512M, 2G; default 1G), the least recently used entries going first.)",
+    R"(COMMANDS:
   stats    the folder, whether the cache is on, its entries and their bytes against the bound
   clear    remove every entry (other files in the folder are left alone)
 
-options:
-  --json   machine-readable output of stats
-
-exit status: 0 on success, 1 when the folder cannot be read or cleared, 2 on usage errors
+EXIT STATUS: 0 on success, 1 when the folder cannot be read or cleared, 2 on usage errors
 (including a malformed PTX2AMD_CACHE_MAX_BYTES).
-)";
-
-int usageError(const std::string &Message) {
-  printError(Message + " (see 'ptx2amd cache --help')");
-  return 2;
-}
+)"};
 
 } // namespace
 
-int runCache(llvm::ArrayRef<std::string> Args) {
-  std::string Action;
-  bool Json = false;
-  for (const std::string &A : Args) {
-    if (A == "-h" || A == "--help") {
-      std::fputs(CacheHelp, stdout);
-      return 0;
-    } else if (A == "--json") {
-      Json = true;
-    } else if (A.size() > 1 && A[0] == '-') {
-      return usageError(fmt::format("unknown option '{}'", A));
-    } else if (Action.empty()) {
-      Action = A;
-    } else {
-      return usageError(fmt::format("unexpected argument '{}'", A));
-    }
-  }
+int runCache(llvm::ArrayRef<std::string> Argv) {
+  using namespace cache_opts;
+  int Exit = 0;
+  auto Args = parseCommandLine(table(), OPT_help, CacheHelp, Argv, Exit);
+  if (!Args)
+    return Exit;
+  const bool Json = Args->hasArg(OPT_json);
+  const std::vector<std::string> Words = Args->getAllArgValues(OPT_INPUT);
+  if (Words.size() > 1)
+    return usageError(CacheHelp, fmt::format("unexpected argument '{}'", Words[1]));
+  const std::string Action = Words.empty() ? "" : Words.front();
   if (Action != "stats" && Action != "clear")
-    return usageError(Action.empty() ? "no command: 'stats' or 'clear'"
+    return usageError(CacheHelp, Action.empty()
+                                     ? "no command: 'stats' or 'clear'"
                                      : fmt::format("unknown cache command '{}'", Action));
   if (Json && Action != "stats")
-    return usageError("'--json' goes with 'stats'");
+    return usageError(CacheHelp, "'--json' goes with 'stats'");
 
   llvm::Expected<loader::CacheConfig> Config = loader::CacheConfig::fromEnvironment();
   if (!Config) {

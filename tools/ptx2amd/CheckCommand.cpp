@@ -15,27 +15,22 @@
 namespace ptx2amd::tool {
 namespace {
 
-const char CheckHelp[] =
-    R"(usage: ptx2amd check INPUT... [--arch TARGET ...] [--no-codegen] [--json] [--verbose]
+namespace check_opts {
+#define PTX2AMD_OPTIONS "CheckOptions.inc"
+#include "OptionTable.def"
+} // namespace check_opts
 
-Reports, for each PTX module of each input (PTX text or a CUDA binary) and each target, which kernels
-translate and why the others do not, then every reason with its count, the kernels it affects and
-its first location. It runs the whole translation that `ptx2amd compile` runs (code generation
-included), so a kernel translates here exactly when compile puts it in the code object. The per-TU
-PTX modules of relocatable device code (nvcc -rdc) are linked into one module first, as the
-runtime links them. A kernel that calls functions declared `.extern` in its module (supplied by
-the user at link time, as with cuSPARSE's callback kernels) translates, and is listed with the
-functions its code object needs before it can be loaded. Needs no GPU.
-
-options:
-  --arch TARGET   a target to check for (default gfx90a); repeat for more
-  --no-codegen    stop after optimisation: much faster on whole libraries, but a kernel whose
-                  code generation fails is reported as translating
-  --json          machine-readable output
-  --verbose       list every kernel, not only those that do not translate
-
-exit status: 0 when every kernel translates, 1 otherwise, 2 on usage errors.
-)";
+const CommandHelp CheckHelp = {
+    "check", "ptx2amd check INPUT... [--arch TARGET ...] [--no-codegen] [--json] [--verbose]",
+    R"(Reports, for each PTX module of each input (PTX text or a CUDA binary) and each
+target, which kernels translate and why the others do not, then every reason with its count, the
+kernels it affects and its first location. It runs the whole translation that `ptx2amd compile`
+runs (code generation included), so a kernel translates here exactly when compile puts it in the
+code object. The per-TU PTX modules of relocatable device code (nvcc -rdc) are linked into one
+module first, as the runtime links them. A kernel that calls functions declared `.extern` in its
+module (supplied by the user at link time, as with cuSPARSE's callback kernels) translates, and is
+listed with the functions its code object needs before it can be loaded. Needs no GPU.)",
+    "EXIT STATUS: 0 when every kernel translates, 1 otherwise, 2 on usage errors.\n"};
 
 struct Reason {
   uint64_t Count = 0;
@@ -45,50 +40,26 @@ struct Reason {
 
 } // namespace
 
-int runCheck(llvm::ArrayRef<std::string> Args) {
-  std::vector<std::string> Inputs;
-  std::vector<const amdgpu::Target *> Targets;
-  bool Json = false, Verbose = false, NoCodegen = false;
-  for (size_t K = 0; K < Args.size(); ++K) {
-    const std::string &A = Args[K];
-    if (A == "-h" || A == "--help") {
-      std::fputs(CheckHelp, stdout);
-      return 0;
-    } else if (A == "--json") {
-      Json = true;
-    } else if (A == "--verbose") {
-      Verbose = true;
-    } else if (A == "--no-codegen") {
-      NoCodegen = true;
-    } else if (A == "--arch") {
-      if (K + 1 >= Args.size()) {
-        printError("'--arch' needs a target");
-        return 2;
-      }
-      const amdgpu::Target *T = amdgpu::findTarget(Args[++K]);
-      if (!T) {
-        printError(
-            fmt::format("unknown target '{}' (known: {})", Args[K], amdgpu::knownTargetNames()));
-        return 2;
-      }
-      Targets.push_back(T);
-    } else if (A.size() > 1 && A[0] == '-') {
-      printError(fmt::format("unknown option '{}' (see 'ptx2amd check --help')", A));
-      return 2;
-    } else {
-      Inputs.push_back(A);
-    }
-  }
-  if (Inputs.empty()) {
-    printError("no input (see 'ptx2amd check --help')");
+int runCheck(llvm::ArrayRef<std::string> Argv) {
+  using namespace check_opts;
+  int Exit = 0;
+  auto Args = parseCommandLine(table(), OPT_help, CheckHelp, Argv, Exit);
+  if (!Args)
+    return Exit;
+  auto Targets = targetArgs(CheckHelp, *Args, OPT_arch);
+  if (!Targets)
     return 2;
-  }
-  if (Targets.empty())
-    Targets.push_back(amdgpu::findTarget("gfx90a"));
+  if (Targets->empty())
+    Targets->push_back(amdgpu::findTarget("gfx90a"));
+  const bool Json = Args->hasArg(OPT_json), Verbose = Args->hasArg(OPT_verbose),
+             NoCodegen = Args->hasArg(OPT_no_codegen);
+  const std::vector<std::string> Inputs = Args->getAllArgValues(OPT_INPUT);
+  if (Inputs.empty())
+    return usageError(CheckHelp, "no input");
 
   llvm::json::Array JModules;
   int Status = 0;
-  for (const amdgpu::Target *T : Targets) {
+  for (const amdgpu::Target *T : *Targets) {
     std::map<std::string, Reason> Reasons;
     uint64_t Kernels = 0, Translated = 0, NeedLink = 0, Modules = 0, ModuleErrors = 0;
     for (const std::string &Input : Inputs) {

@@ -19,32 +19,20 @@
 namespace ptx2amd::tool {
 namespace {
 
-const char CompileHelp[] =
-    R"(usage: ptx2amd compile INPUT --arch TARGET [--arch ...|--all-targets] [options]
+namespace compile_opts {
+#define PTX2AMD_OPTIONS "CompileOptions.inc"
+#include "OptionTable.def"
+} // namespace compile_opts
 
-Translates PTX to AMDGPU. INPUT is a PTX file or anything that carries PTX (a CUDA executable,
-library, object, .fatbin or cubin): each of its PTX modules is translated (the per-TU modules of
-relocatable device code, nvcc -rdc, as the one module they link into). A kernel that uses
-something not supported yet is left out of the output with a warning naming it and the reason;
-the rest of the module is still translated.
-
-options:
-  --arch TARGET          a target: gfx90a, gfx942, gfx950 (wave64), gfx1030, gfx1100, gfx1201 (wave32)
-  --all-targets          every target above
-  --emit llvm|asm|obj    what to write (default obj: a code object, HSACO)
-  -O0 .. -O3             optimisation level (default -O3)
-  --code-object-version 4|5|6   (default 5)
-  --codegen-partitions N code-generate each module on at most N parts in parallel, linked into
-                         one code object (default 0: by the module's size, up to 8 parts for
-                         modules of 8 or more kernels; 1: never); the output depends on N only
-  -j N                   translate N module/target pairs at once (default: one per hardware
-                         thread); the output does not depend on N
-  -o OUT                 output file for one module and one target; a folder otherwise
-                         (default: <input>.<target>.{ll,s,hsaco} in the current folder)
-
-exit status: 0 when every kernel was translated, 1 when some kernel or module failed, 2 on usage
-errors.
-)";
+const CommandHelp CompileHelp = {
+    "compile", "ptx2amd compile INPUT --arch TARGET [--arch ...|--all-targets] [options]",
+    R"(Translates PTX to AMDGPU. INPUT is a PTX file or anything that carries PTX (a CUDA
+executable, library, object, .fatbin or cubin): each of its PTX modules is translated (the per-TU
+modules of relocatable device code, nvcc -rdc, as the one module they link into). A kernel that
+uses something not supported yet is left out of the output with a warning naming it and the
+reason; the rest of the module is still translated.)",
+    "EXIT STATUS: 0 when every kernel was translated, 1 when some kernel or module failed, 2 on\n"
+    "usage errors.\n"};
 
 /// Owns a C API handle for a scope.
 template <typename T, ptx2amd_status (*Destroy)(T *)> struct Handle {
@@ -94,94 +82,60 @@ bool reportUntranslated(const ptx2amd_result *R) {
 
 } // namespace
 
-int runCompile(llvm::ArrayRef<std::string> Args) {
-  std::vector<const char *> Targets;
-  std::string Input, Out, Emit = "obj";
-  int OptLevel = 3, CodeObjectVersion = 5;
-  unsigned Partitions = 0;
-  unsigned Jobs = llvm::hardware_concurrency().compute_thread_count();
-  for (size_t K = 0; K < Args.size(); ++K) {
-    const std::string &A = Args[K];
-    auto Next = [&]() -> const std::string * {
-      if (K + 1 >= Args.size()) {
-        printError(fmt::format("'{}' needs an argument", A));
-        return nullptr;
-      }
-      return &Args[++K];
-    };
-    if (A == "-h" || A == "--help") {
-      std::fputs(CompileHelp, stdout);
-      return 0;
-    } else if (A == "--arch") {
-      const std::string *V = Next();
-      if (!V)
-        return 2;
-      const amdgpu::Target *T = amdgpu::findTarget(*V);
-      if (!T) {
-        printError(fmt::format("unknown target '{}' (known: {})", *V, amdgpu::knownTargetNames()));
-        return 2;
-      }
-      Targets.push_back(T->Name.data());
-    } else if (A == "--all-targets") {
-      for (const amdgpu::Target &T : amdgpu::allTargets())
-        Targets.push_back(T.Name.data());
-    } else if (A == "--emit") {
-      const std::string *V = Next();
-      if (!V)
-        return 2;
-      if (*V != "llvm" && *V != "asm" && *V != "obj") {
-        printError(fmt::format("--emit takes llvm, asm or obj, not '{}'", *V));
-        return 2;
-      }
-      Emit = *V;
-    } else if (A.size() == 3 && A[0] == '-' && A[1] == 'O' && A[2] >= '0' && A[2] <= '3') {
-      OptLevel = A[2] - '0';
-    } else if (A == "--code-object-version") {
-      const std::string *V = Next();
-      if (!V)
-        return 2;
-      if (*V != "4" && *V != "5" && *V != "6") {
-        printError("--code-object-version takes 4, 5 or 6");
-        return 2;
-      }
-      CodeObjectVersion = std::stoi(*V);
-    } else if (A == "--codegen-partitions") {
-      const std::string *V = Next();
-      if (!V)
-        return 2;
-      if (llvm::StringRef(*V).getAsInteger(10, Partitions)) {
-        printError(fmt::format("--codegen-partitions takes a number, not '{}'", *V));
-        return 2;
-      }
-    } else if (A == "-j") {
-      const std::string *V = Next();
-      if (!V)
-        return 2;
-      unsigned N = 0;
-      if (llvm::StringRef(*V).getAsInteger(10, N) || N == 0) {
-        printError(fmt::format("-j takes a positive number, not '{}'", *V));
-        return 2;
-      }
-      Jobs = N;
-    } else if (A == "-o") {
-      const std::string *V = Next();
-      if (!V)
-        return 2;
-      Out = *V;
-    } else if (A.size() > 1 && A[0] == '-') {
-      printError(fmt::format("unknown option '{}' (see 'ptx2amd compile --help')", A));
-      return 2;
-    } else if (Input.empty()) {
-      Input = A;
-    } else {
-      printError("compile takes one input");
-      return 2;
-    }
-  }
-  if (Input.empty() || Targets.empty()) {
-    printError("compile needs an input and at least one --arch (see 'ptx2amd compile --help')");
+int runCompile(llvm::ArrayRef<std::string> Argv) {
+  using namespace compile_opts;
+  int Exit = 0;
+  auto Args = parseCommandLine(table(), OPT_help, CompileHelp, Argv, Exit);
+  if (!Args)
+    return Exit;
+  auto Named = targetArgs(CompileHelp, *Args, OPT_arch);
+  if (!Named)
     return 2;
+  std::vector<const char *> Targets;
+  for (const amdgpu::Target *T : *Named)
+    Targets.push_back(T->Name.data());
+  // --all-targets covers whatever --arch names too.
+  if (Args->hasArg(OPT_all_targets)) {
+    Targets.clear();
+    for (const amdgpu::Target &T : amdgpu::allTargets())
+      Targets.push_back(T.Name.data());
   }
+  const std::string Emit = Args->getLastArgValue(OPT_emit, "obj").str();
+  if (Emit != "llvm" && Emit != "asm" && Emit != "obj")
+    return usageError(CompileHelp, fmt::format("--emit takes llvm, asm or obj, not '{}'", Emit));
+  int OptLevel = 3, CodeObjectVersion = 5;
+  if (const llvm::opt::Arg *A = Args->getLastArg(OPT_O)) {
+    llvm::StringRef V = A->getValue();
+    if (V.getAsInteger(10, OptLevel) || OptLevel < 0 || OptLevel > 3)
+      return usageError(CompileHelp, fmt::format("-O takes 0, 1, 2 or 3, not '{}'", V.str()));
+  }
+  if (const llvm::opt::Arg *A = Args->getLastArg(OPT_code_object_version)) {
+    llvm::StringRef V = A->getValue();
+    if (V.getAsInteger(10, CodeObjectVersion) || CodeObjectVersion < 4 || CodeObjectVersion > 6)
+      return usageError(CompileHelp,
+                        fmt::format("--code-object-version takes 4, 5 or 6, not '{}'", V.str()));
+  }
+  unsigned Partitions = 0;
+  if (const llvm::opt::Arg *A = Args->getLastArg(OPT_codegen_partitions)) {
+    std::optional<unsigned> N = numberArg(CompileHelp, *A);
+    if (!N)
+      return 2;
+    Partitions = *N;
+  }
+  unsigned Jobs = llvm::hardware_concurrency().compute_thread_count();
+  if (const llvm::opt::Arg *A = Args->getLastArg(OPT_j)) {
+    std::optional<unsigned> N = numberArg(CompileHelp, *A, 1);
+    if (!N)
+      return 2;
+    Jobs = *N;
+  }
+  const std::string Out = Args->getLastArgValue(OPT_o).str();
+  const std::vector<std::string> Inputs = Args->getAllArgValues(OPT_INPUT);
+  if (Inputs.size() > 1)
+    return usageError(CompileHelp, "compile takes one input");
+  if (Inputs.empty() || Targets.empty())
+    return usageError(CompileHelp, "compile needs an input and at least one --arch");
+  const std::string &Input = Inputs.front();
 
   // The same C API that libptx2amd exports does the work.
   Context Ctx;

@@ -35,14 +35,28 @@ namespace {
 void printWarning(const std::string &Text) { fmt::print(stderr, "ptx2amd: warning: {}\n", Text); }
 void printNote(const std::string &Text) { fmt::print(stderr, "ptx2amd: note: {}\n", Text); }
 
-int usage(const std::string &Text, const char *Usage) {
-  printError(Text);
-  fmt::print(stderr, "usage: {}\n", Usage);
-  return 2;
-}
+namespace list_opts {
+#define PTX2AMD_OPTIONS "ListOptions.inc"
+#include "OptionTable.def"
+} // namespace list_opts
 
-constexpr const char *ListUsage = "ptx2amd list FILE... [--json]";
-constexpr const char *ExtractUsage = "ptx2amd extract FILE -o DIR";
+namespace extract_opts {
+#define PTX2AMD_OPTIONS "ExtractOptions.inc"
+#include "OptionTable.def"
+} // namespace extract_opts
+
+const CommandHelp ListHelp = {
+    "list", "ptx2amd list FILE... [--json]",
+    "Prints one row per fatbin entry of each CUDA binary, fatbin or cubin: container, index,\n"
+    "kind, arch, version, sizes, compression, flags, section and identifier.",
+    "EXIT STATUS: 0 on success, 1 when a file cannot be read, 2 on usage errors.\n"};
+
+const CommandHelp ExtractHelp = {
+    "extract", "ptx2amd extract FILE -o DIR",
+    "Writes each PTX and cubin entry of a CUDA binary, fatbin or cubin to DIR as\n"
+    "<stem>.c<container>.e<index>.sm_<arch>.ptx|.cubin (opaque entries are skipped).",
+    "EXIT STATUS: 0 on success, 1 when the file, an entry or DIR cannot be read or written, 2 on\n"
+    "usage errors.\n"};
 
 std::string versionOf(const fb::Entry &E) {
   if (E.CodeVersion == 0)
@@ -160,26 +174,16 @@ void printTable(const fb::Fatbin &F) {
 
 } // namespace
 
-int runList(llvm::ArrayRef<std::string> Args) {
-  bool JSON = false;
-  std::vector<std::string> Files;
-  bool NoMoreOptions = false;
-  for (const std::string &A : Args) {
-    if (!NoMoreOptions && A == "--") {
-      NoMoreOptions = true;
-    } else if (!NoMoreOptions && A == "--json") {
-      JSON = true;
-    } else if (!NoMoreOptions && (A == "-h" || A == "--help")) {
-      fmt::print("usage: {}\n", ListUsage);
-      return 0;
-    } else if (!NoMoreOptions && A.size() > 1 && A[0] == '-') {
-      return usage("list: unknown option '" + A + "'", ListUsage);
-    } else {
-      Files.push_back(A);
-    }
-  }
+int runList(llvm::ArrayRef<std::string> Argv) {
+  using namespace list_opts;
+  int Exit = 0;
+  auto Args = parseCommandLine(table(), OPT_help, ListHelp, Argv, Exit);
+  if (!Args)
+    return Exit;
+  const bool JSON = Args->hasArg(OPT_json);
+  const std::vector<std::string> Files = Args->getAllArgValues(OPT_INPUT);
   if (Files.empty())
-    return usage("list: no input file", ListUsage);
+    return usageError(ListHelp, "no input file");
 
   int Status = 0;
   std::string JSONText;
@@ -216,37 +220,20 @@ int runList(llvm::ArrayRef<std::string> Args) {
   return Status;
 }
 
-int runExtract(llvm::ArrayRef<std::string> Args) {
-  std::vector<std::string> Files;
-  std::string OutDir;
-  bool HaveOut = false, NoMoreOptions = false;
-  for (size_t I = 0; I < Args.size(); ++I) {
-    const std::string &A = Args[I];
-    if (!NoMoreOptions && A == "--") {
-      NoMoreOptions = true;
-    } else if (!NoMoreOptions && (A == "-o" || A == "--output")) {
-      if (I + 1 >= Args.size())
-        return usage("extract: " + A + " needs a directory", ExtractUsage);
-      OutDir = Args[++I];
-      HaveOut = true;
-    } else if (!NoMoreOptions && A.size() > 2 && A.compare(0, 2, "-o") == 0) {
-      OutDir = A.substr(2);
-      HaveOut = true;
-    } else if (!NoMoreOptions && (A == "-h" || A == "--help")) {
-      fmt::print("usage: {}\n", ExtractUsage);
-      return 0;
-    } else if (!NoMoreOptions && A.size() > 1 && A[0] == '-') {
-      return usage("extract: unknown option '" + A + "'", ExtractUsage);
-    } else {
-      Files.push_back(A);
-    }
-  }
+int runExtract(llvm::ArrayRef<std::string> Argv) {
+  using namespace extract_opts;
+  int Exit = 0;
+  auto Args = parseCommandLine(table(), OPT_help, ExtractHelp, Argv, Exit);
+  if (!Args)
+    return Exit;
+  const std::string OutDir = Args->getLastArgValue(OPT_o).str();
+  const std::vector<std::string> Files = Args->getAllArgValues(OPT_INPUT);
   if (Files.empty())
-    return usage("extract: no input file", ExtractUsage);
+    return usageError(ExtractHelp, "no input file");
   if (Files.size() > 1)
-    return usage("extract: one input file at a time", ExtractUsage);
-  if (!HaveOut || OutDir.empty())
-    return usage("extract: missing -o DIR", ExtractUsage);
+    return usageError(ExtractHelp, "one input file at a time");
+  if (OutDir.empty())
+    return usageError(ExtractHelp, "missing -o DIR");
 
   const std::string &Path = Files.front();
   llvm::Expected<fb::Fatbin> F = fb::Fatbin::open(Path);

@@ -25,42 +25,30 @@ loadSources(const std::string &Path) {
 
 namespace {
 
-bool parseUnsigned(const std::string &S, unsigned &Out) {
-  if (S.empty() || S.size() > 6 || S.find_first_not_of("0123456789") != std::string::npos)
-    return false;
-  Out = static_cast<unsigned>(std::stoul(S));
-  return true;
-}
+namespace parse_opts {
+#define PTX2AMD_OPTIONS "ParseOptions.inc"
+#include "OptionTable.def"
+} // namespace parse_opts
 
-const char ParseHelp[] =
-    R"(usage: ptx2amd parse [options] FILE...
+namespace dump_opts {
+#define PTX2AMD_OPTIONS "DumpIROptions.inc"
+#include "OptionTable.def"
+} // namespace dump_opts
 
-Parses each PTX file (or '-' for standard input; or every PTX entry of a CUDA binary, fatbin or
-cubin), builds its SSA IR and verifies it. Prints every
-diagnostic as file:line:column: error: in function 'f': message. A function with an error fails
-alone; the rest of its module is still built.
+const CommandHelp ParseHelp = {
+    "parse", "ptx2amd parse [options] FILE...",
+    R"(Parses each PTX file (or '-' for standard input; or every PTX entry of a
+CUDA binary, fatbin or cubin), builds its SSA IR and verifies it. Prints every diagnostic as
+file:line:column: error: in function 'f': message. A function with an error fails alone; the rest
+of its module is still built.)",
+    "EXIT STATUS: 0 when every file and function built cleanly, 1 otherwise, 2 on usage errors.\n"};
 
-options:
-  -j, --threads N   build function bodies on N threads (0 = all cores; default 1)
-  --no-verify       skip the IR verifier
-  --stats           print per-file counts (functions, kernels, blocks, instructions) and MB/s
-  -q, --quiet       print nothing but diagnostics
-
-exit status: 0 when every file and function built cleanly, 1 otherwise, 2 on usage errors.
-)";
-
-const char DumpHelp[] =
-    R"(usage: ptx2amd dump-ir [options] FILE
-
-Prints the IR of a PTX file (or '-' for standard input), or of every PTX entry of a CUDA binary.
-
-options:
-  --ptx             print PTX text again instead of the SSA form
-  --function NAME   print only this function (or kernel)
-  -o FILE           write to FILE instead of standard output
-
-exit status: 0 when everything built, 1 when the module or a function failed, 2 on usage errors.
-)";
+const CommandHelp DumpHelp = {
+    "dump-ir", "ptx2amd dump-ir [options] FILE",
+    "Prints the IR of a PTX file (or '-' for standard input), or of every PTX entry of a CUDA\n"
+    "binary.",
+    "EXIT STATUS: 0 when everything built, 1 when the module or a function failed, 2 on usage\n"
+    "errors.\n"};
 
 } // namespace
 
@@ -100,43 +88,24 @@ int parseOne(const std::shared_ptr<const SourceText> &Src, const ir::ReadOptions
   return Failed ? 1 : 0;
 }
 
-int runParse(llvm::ArrayRef<std::string> Args) {
+int runParse(llvm::ArrayRef<std::string> Argv) {
+  using namespace parse_opts;
+  int Exit = 0;
+  auto Args = parseCommandLine(table(), OPT_help, ParseHelp, Argv, Exit);
+  if (!Args)
+    return Exit;
   ir::ReadOptions Opts;
-  bool Stats = false, Quiet = false;
-  std::vector<std::string> Files;
-  for (size_t K = 0; K < Args.size(); ++K) {
-    const std::string &A = Args[K];
-    if (A == "-h" || A == "--help") {
-      std::fputs(ParseHelp, stdout);
-      return 0;
-    } else if (A.rfind("-j", 0) == 0 && A.size() > 2) {
-      if (!parseUnsigned(A.substr(2), Opts.Threads)) {
-        printError(fmt::format("'{}' needs a number", A));
-        return 2;
-      }
-    } else if (A == "-j" || A == "--threads") {
-      if (K + 1 >= Args.size() || !parseUnsigned(Args[K + 1], Opts.Threads)) {
-        printError(fmt::format("'{}' needs a number", A));
-        return 2;
-      }
-      ++K;
-    } else if (A == "--no-verify") {
-      Opts.Verify = false;
-    } else if (A == "--stats") {
-      Stats = true;
-    } else if (A == "-q" || A == "--quiet") {
-      Quiet = true;
-    } else if (A.size() > 1 && A[0] == '-') {
-      printError(fmt::format("unknown option '{}' (see 'ptx2amd parse --help')", A));
+  if (const llvm::opt::Arg *A = Args->getLastArg(OPT_j)) {
+    std::optional<unsigned> N = numberArg(ParseHelp, *A);
+    if (!N)
       return 2;
-    } else {
-      Files.push_back(A);
-    }
+    Opts.Threads = *N;
   }
-  if (Files.empty()) {
-    printError("no input files (see 'ptx2amd parse --help')");
-    return 2;
-  }
+  Opts.Verify = !Args->hasArg(OPT_no_verify);
+  const bool Stats = Args->hasArg(OPT_stats), Quiet = Args->hasArg(OPT_quiet);
+  const std::vector<std::string> Files = Args->getAllArgValues(OPT_INPUT);
+  if (Files.empty())
+    return usageError(ParseHelp, "no input files");
   int Status = 0;
   for (const std::string &Path : Files) {
     auto Sources = loadSources(Path);
@@ -153,36 +122,21 @@ int runParse(llvm::ArrayRef<std::string> Args) {
   return Status;
 }
 
-int runDumpIR(llvm::ArrayRef<std::string> Args) {
-  ir::PrintMode Mode = ir::PrintMode::SSA;
-  std::string Only, Out, File;
-  for (size_t K = 0; K < Args.size(); ++K) {
-    const std::string &A = Args[K];
-    if (A == "-h" || A == "--help") {
-      std::fputs(DumpHelp, stdout);
-      return 0;
-    } else if (A == "--ptx") {
-      Mode = ir::PrintMode::PTX;
-    } else if (A == "--function" || A == "-o") {
-      if (K + 1 >= Args.size()) {
-        printError(fmt::format("'{}' needs an argument", A));
-        return 2;
-      }
-      (A == "-o" ? Out : Only) = Args[++K];
-    } else if (A.size() > 1 && A[0] == '-') {
-      printError(fmt::format("unknown option '{}' (see 'ptx2amd dump-ir --help')", A));
-      return 2;
-    } else if (File.empty()) {
-      File = A;
-    } else {
-      printError("dump-ir takes one input file");
-      return 2;
-    }
-  }
-  if (File.empty()) {
-    printError("no input file (see 'ptx2amd dump-ir --help')");
-    return 2;
-  }
+int runDumpIR(llvm::ArrayRef<std::string> Argv) {
+  using namespace dump_opts;
+  int Exit = 0;
+  auto Args = parseCommandLine(table(), OPT_help, DumpHelp, Argv, Exit);
+  if (!Args)
+    return Exit;
+  const ir::PrintMode Mode = Args->hasArg(OPT_ptx) ? ir::PrintMode::PTX : ir::PrintMode::SSA;
+  const std::string Only = Args->getLastArgValue(OPT_function).str();
+  const std::string Out = Args->getLastArgValue(OPT_o).str();
+  const std::vector<std::string> Inputs = Args->getAllArgValues(OPT_INPUT);
+  if (Inputs.empty())
+    return usageError(DumpHelp, "no input file");
+  if (Inputs.size() > 1)
+    return usageError(DumpHelp, "dump-ir takes one input file");
+  const std::string &File = Inputs.front();
   auto Sources = loadSources(File);
   if (!Sources) {
     printError(llvm::toString(Sources.takeError()));

@@ -1,14 +1,19 @@
 #include "Commands.h"
 
 #include <fmt/format.h>
+#include <llvm/Support/raw_ostream.h>
 
 #include <cstdio>
-#include <cstring>
 #include <vector>
 
 using namespace ptx2amd::tool;
 
 namespace {
+
+namespace main_opts {
+#define PTX2AMD_OPTIONS "MainOptions.inc"
+#include "OptionTable.def"
+} // namespace main_opts
 
 struct Command {
   const char *Name;
@@ -26,11 +31,23 @@ const Command Commands[] = {
     {"cache", runCache, "show or clear the JIT cache"},
 };
 
-void usage(FILE *Out) {
-  std::fprintf(Out, "usage: ptx2amd <command> [options] FILE...\n\ncommands:\n");
-  for (const Command &C : Commands)
-    std::fprintf(Out, "  %-10s %s\n", C.Name, C.Help);
-  std::fprintf(Out, "\n'ptx2amd <command> --help' describes a command's options.\n");
+const std::string &commandList() {
+  static const std::string List = [] {
+    std::string S = "COMMANDS:\n";
+    for (const Command &C : Commands)
+      S += fmt::format("  {:<10} {}\n", C.Name, C.Help);
+    return S + "\n'ptx2amd <command> --help' describes a command's options.\n";
+  }();
+  return List;
+}
+
+const CommandHelp MainHelp = {"", "ptx2amd <command> [options] FILE...",
+                              "translates the PTX of CUDA programs to AMDGPU code objects",
+                              commandList()};
+
+void printUsage(const main_opts::Table &Table, llvm::raw_ostream &OS) {
+  Table.printHelp(OS, MainHelp.Usage, MainHelp.Overview);
+  OS << "\n" << MainHelp.Epilogue;
 }
 
 } // namespace
@@ -40,24 +57,30 @@ void ptx2amd::tool::printError(const std::string &Message) {
 }
 
 int main(int argc, char **argv) {
+  const main_opts::Table &Table = main_opts::table();
   if (argc < 2) {
-    usage(stderr);
+    printUsage(Table, llvm::errs());
     return 2;
   }
-  std::string Name = argv[1];
-  if (Name == "-h" || Name == "--help" || Name == "help") {
-    usage(stdout);
+  std::vector<std::string> Args(argv + 1, argv + argc);
+  // Options before a command are ptx2amd's own.
+  if (llvm::StringRef(Args[0]).starts_with("-") && Args[0] != "-") {
+    int Exit = 0;
+    auto List = parseCommandLine(Table, main_opts::OPT_help, MainHelp, Args, Exit);
+    if (!List)
+      return Exit;
+    if (List->hasArg(main_opts::OPT_version)) {
+      std::printf("ptx2amd 0.1.0\n");
+      return 0;
+    }
+    return usageError(MainHelp, "options go after the command");
+  }
+  if (Args[0] == "help") {
+    printUsage(Table, llvm::outs());
     return 0;
   }
-  if (Name == "--version") {
-    std::printf("ptx2amd 0.1.0\n");
-    return 0;
-  }
-  std::vector<std::string> Args(argv + 2, argv + argc);
   for (const Command &C : Commands)
-    if (Name == C.Name)
-      return C.Run(Args);
-  printError(fmt::format("unknown command '{}'", Name));
-  usage(stderr);
-  return 2;
+    if (Args[0] == C.Name)
+      return C.Run(llvm::ArrayRef(Args).drop_front());
+  return usageError(MainHelp, fmt::format("unknown command '{}'", Args[0]));
 }
