@@ -107,9 +107,15 @@ std::string runCase(host::Device &D, host::LoadedModule &M, const KernelCase &C,
 
 std::string compareWords(const std::string &What, const Expected &Want, const Words &Got,
                          const std::function<std::string(size_t)> &Describe, unsigned Shown) {
+  // A buffer of another length, or one where nothing was expected, checks nothing: a failure.
+  if (Want.size() != Got.size())
+    return What + ": expected " + std::to_string(Want.size()) + " words, the kernel left " +
+           std::to_string(Got.size());
+  if (std::none_of(Want.begin(), Want.end(), [](const auto &W) { return W.has_value(); }))
+    return What + ": nothing to compare (no word has an expected value)";
   std::ostringstream S;
   size_t Mismatches = 0;
-  for (size_t I = 0; I < Want.size() && I < Got.size(); ++I) {
+  for (size_t I = 0; I < Want.size(); ++I) {
     if (!Want[I] || *Want[I] == Got[I])
       continue;
     if (Mismatches++ < Shown) {
