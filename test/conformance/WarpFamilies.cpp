@@ -477,8 +477,10 @@ KernelFamily vote() {
     // Only the odd lanes take the branch, naming them with an immediate member mask.
     std::string OddOp = Op;
     OddOp.replace(OddOp.find("%in1;"), 5, "0xaaaaaaaa;");
-    std::vector<Words> Odd = Inputs(N);
-    Odd[1] = Words(N, 0xaaaaaaaa);
+    // One input and one result per launched thread: 8 blocks of 96.
+    const size_t OddN = size_t(G.X) * B96.X;
+    std::vector<Words> Odd = Inputs(OddN);
+    Odd[1] = Words(OddN, 0xaaaaaaaa);
     F.Cases.push_back(warpCase(Name + " odd lanes", Odd, 1, 1, OddOp, Ref, G, B96));
   }
   // activemask: the lanes that take the branch (the member mask input decides).
