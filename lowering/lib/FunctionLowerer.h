@@ -189,6 +189,10 @@ public:
   void applyOrdering(const ir::Instruction &I, llvm::Instruction *MemOp, bool IsLoad);
   void load(const ir::Instruction &I);
   static bool isAtomicAccess(const ir::Instruction &I);
+  /// An atomic vector load or store as one access where its size allows (null/false if not).
+  llvm::Value *atomicVectorLoad(const ir::Instruction &I, llvm::Type *VT, llvm::Value *P,
+                                unsigned Bytes);
+  bool atomicVectorStore(const ir::Instruction &I, llvm::Value *V, llvm::Value *P, unsigned Bytes);
   /// A loaded value into its register: sign-extended for signed types narrower than it.
   Value *convertLoaded(Value *V, const Operand &D, ir::Type T);
   void store(const ir::Instruction &I);

@@ -126,14 +126,19 @@ void FunctionLowerer::load(const ir::Instruction &I) {
   llvm::Type *LT = N == 1 ? ET : FixedVectorType::get(ET, N);
   const Operand &D = I.Operands[0];
   if (N > 1 && isAtomicAccess(I)) {
-    // Atomic vector accesses are atomic per element.
     if (D.K != Operand::Vector || D.Elements.size() != N)
       fail("a vector load needs a vector destination of the same width");
+    Value *Whole = atomicVectorLoad(I, LT, P, EB * N);
     for (unsigned K = 0; K < N; ++K) {
-      Value *PK = B.CreateGEP(ET, P, B.getInt64(K));
-      auto *LK = B.CreateAlignedLoad(ET, PK, Align(EB));
-      applyOrdering(I, LK, true);
-      def(D.Elements[K], convertLoaded(LK, D.Elements[K], T));
+      Value *EK;
+      if (Whole) {
+        EK = B.CreateExtractElement(Whole, K);
+      } else {
+        auto *LK = B.CreateAlignedLoad(ET, B.CreateGEP(ET, P, B.getInt64(K)), Align(EB));
+        applyOrdering(I, LK, true);
+        EK = LK;
+      }
+      def(D.Elements[K], convertLoaded(EK, D.Elements[K], T));
     }
     return;
   }
@@ -147,6 +152,47 @@ void FunctionLowerer::load(const ir::Instruction &I) {
     fail("a vector load needs a vector destination of the same width");
   for (unsigned K = 0; K < N; ++K)
     def(D.Elements[K], convertLoaded(B.CreateExtractElement(L, K), D.Elements[K], T));
+}
+
+// An atomic vector access is, by PTX's memory model, one atomic access per element in no
+// particular order; but code such as CUB's decoupled look-back packs a flag and a value into
+// one v2 and relies on the hardware reading and writing it whole. So a vector of up to 8 bytes
+// is one atomic integer access, and one of 16 bytes a single volatile vector access (one
+// global_load_dwordx4 on AMDGPU, one aligned SSE access on the host, both single-copy atomic)
+// with fences for acquire and release. Wider ones stay per element (null/false).
+Value *FunctionLowerer::atomicVectorLoad(const ir::Instruction &I, llvm::Type *VT, Value *P,
+                                         unsigned Bytes) {
+  if (Bytes <= 8 && llvm::isPowerOf2_32(Bytes)) {
+    auto *L = B.CreateAlignedLoad(B.getIntNTy(Bytes * 8), P, Align(Bytes));
+    applyOrdering(I, L, true);
+    return B.CreateBitCast(L, VT);
+  }
+  if (Bytes != 16)
+    return nullptr;
+  if (I.has(Mod::Release))
+    fail("invalid memory ordering for this operation");
+  auto *L = B.CreateAlignedLoad(VT, P, Align(Bytes));
+  L->setVolatile(true);
+  if (I.has(Mod::Acquire))
+    B.CreateFence(AtomicOrdering::Acquire, S.Ctx.getOrInsertSyncScopeID(syncScope(I)));
+  return L;
+}
+
+bool FunctionLowerer::atomicVectorStore(const ir::Instruction &I, Value *V, Value *P,
+                                        unsigned Bytes) {
+  if (Bytes <= 8 && llvm::isPowerOf2_32(Bytes)) {
+    auto *St = B.CreateAlignedStore(B.CreateBitCast(V, B.getIntNTy(Bytes * 8)), P, Align(Bytes));
+    applyOrdering(I, St, false);
+    return true;
+  }
+  if (Bytes != 16)
+    return false;
+  if (I.has(Mod::Acquire))
+    fail("invalid memory ordering for this operation");
+  if (I.has(Mod::Release))
+    B.CreateFence(AtomicOrdering::Release, S.Ctx.getOrInsertSyncScopeID(syncScope(I)));
+  B.CreateAlignedStore(V, P, Align(Bytes))->setVolatile(true);
+  return true;
 }
 
 bool FunctionLowerer::isAtomicAccess(const ir::Instruction &I) {
@@ -168,17 +214,6 @@ void FunctionLowerer::store(const ir::Instruction &I) {
   llvm::Type *ET = valueType(S.Ctx, T);
   unsigned EB = std::max(1u, ir::typeBits(T) / 8);
   Value *V;
-  if (N > 1 && isAtomicAccess(I)) {
-    const Operand &A = I.Operands[1];
-    if (A.K != Operand::Vector || A.Elements.size() != N)
-      fail("a vector store needs a vector source of the same width");
-    for (unsigned K = 0; K < N; ++K) {
-      Value *EV = get(A.Elements[K], T);
-      Value *PK = B.CreateGEP(ET, P, B.getInt64(K));
-      applyOrdering(I, B.CreateAlignedStore(EV, PK, Align(EB)), false);
-    }
-    return;
-  }
   if (N == 1) {
     V = get(I.Operands[1], T);
   } else {
@@ -188,6 +223,15 @@ void FunctionLowerer::store(const ir::Instruction &I) {
     V = PoisonValue::get(FixedVectorType::get(ET, N));
     for (unsigned K = 0; K < N; ++K)
       V = B.CreateInsertElement(V, get(A.Elements[K], T), K);
+    if (isAtomicAccess(I)) {
+      if (atomicVectorStore(I, V, P, EB * N))
+        return;
+      for (unsigned K = 0; K < N; ++K) {
+        Value *PK = B.CreateGEP(ET, P, B.getInt64(K));
+        applyOrdering(I, B.CreateAlignedStore(B.CreateExtractElement(V, K), PK, Align(EB)), false);
+      }
+      return;
+    }
   }
   auto *St = B.CreateAlignedStore(V, P, Align(EB * N));
   applyOrdering(I, St, false);
