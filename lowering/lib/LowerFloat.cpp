@@ -50,12 +50,14 @@ void FunctionLowerer::checkFloatModifiers(const ir::Instruction &I) {
       unsupported();
 }
 
-/// `.sat` on a float result: clamp to [0, 1], NaN to +0 (maxnum ignores the NaN).
+/// `.sat` on a float result: clamp to [0, 1], NaN and -0 to +0. Not maxnum(x, 0), which may
+/// give either zero for -0 (x86's AVX512-FP16 max gives -0).
 Value *FunctionLowerer::saturate(const ir::Instruction &I, Value *V) {
   if (!I.has(Mod::Sat))
     return V;
-  Value *Lo = B.CreateMaxNum(V, ConstantFP::get(V->getType(), 0.0));
-  return B.CreateMinNum(Lo, ConstantFP::get(V->getType(), 1.0));
+  Constant *Zero = ConstantFP::get(V->getType(), 0.0);
+  Value *Hi = B.CreateMinNum(V, ConstantFP::get(V->getType(), 1.0));
+  return B.CreateSelect(B.CreateFCmpOGT(V, Zero), Hi, Zero);
 }
 
 /// Flush-to-zero of subnormal values (`.ftz`), keeping the sign (any float type or vector).
