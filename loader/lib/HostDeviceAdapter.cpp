@@ -4,10 +4,13 @@
 // translation for an AMDGPU target, re-targeted to the CPU. Its memory is host memory, so every
 // pointer is valid on both sides and copies are memcpy.
 //
-// Launches run synchronously: launch() returns when the kernel is done (host-backend runs one
-// launch at a time on its workers anyway). So every stream is always idle when a call returns,
-// streams need no worker of their own, a launch's failure is launch()'s error (synchronize()
-// has nothing left to report) and an event records the time at which record() is called.
+// Streams run their work in order on a thread of their own, as a GPU's queues do: a launch
+// returns once its arguments are copied, and the host runs on meanwhile (a kernel may spin on
+// a flag the host sets after launching it). host-backend runs one launch at a time on its
+// workers, so streams overlap with the host, not with each other. The first failure of a
+// stream's work skips the rest of it (an event's point still passes) and is what the next
+// synchronize() reports. Copies wait where one side is memory the device does not know
+// (pageable host memory), as CUDA's do; memset() waits, as the interface says.
 //
 // Virtual memory management is the process's own: a reservation is an inaccessible anonymous
 // mapping, physical memory a memfd (so it exports as a file descriptor), mapped over the
@@ -29,13 +32,18 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <fcntl.h>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <sys/mman.h>
@@ -116,7 +124,133 @@ Expected<GlobalSymbol> HostModule::global(StringRef VarName) {
   return GlobalSymbol{*Address, G->Size};
 }
 
-class HostStream final : public Stream {};
+/// A failure of a stream's work, kept to be reported (llvm::Error is reported once).
+struct Failure {
+  amdgpu::FaultKind Kind;
+  std::string Text;
+};
+
+/// A point in a stream's work: passed once the work before it is done.
+struct Marker {
+  std::mutex Mutex;
+  std::condition_variable Passed;
+  bool Done = false;
+  std::chrono::steady_clock::time_point At;
+  std::optional<Failure> Failed; ///< the stream's failure before the point, if any
+};
+
+/// One stream's work, run in order by a thread of its own (started on first use).
+class WorkQueue {
+public:
+  using Work = std::function<Error()>;
+  ~WorkQueue() {
+    {
+      std::unique_lock<std::mutex> Lock(Mutex);
+      Stopping = true;
+    }
+    Changed.notify_all();
+    if (Worker.joinable())
+      Worker.join();
+  }
+
+  /// Queues \p W after the earlier work. A \p Point always runs (it only marks a place).
+  void push(Work W, bool Point = false) {
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      Items.push_back({std::move(W), Point});
+      ++Pending;
+      if (!Worker.joinable())
+        Worker = std::thread([this] { run(); });
+    }
+    Changed.notify_all();
+  }
+
+  /// Places \p P after the queued work; on an idle queue it has passed already.
+  void mark(std::shared_ptr<Marker> P) {
+    std::unique_lock<std::mutex> Lock(Mutex);
+    if (Pending == 0) {
+      std::optional<Failure> F = Failed;
+      Lock.unlock();
+      pass(*P, std::move(F));
+      return;
+    }
+    Lock.unlock();
+    push(
+        [this, P]() -> Error {
+          pass(*P, failure());
+          return Error::success();
+        },
+        /*Point=*/true);
+  }
+
+  /// Waits for all queued work; the first failure since the last call is the error.
+  Error drain() {
+    std::unique_lock<std::mutex> Lock(Mutex);
+    Changed.wait(Lock, [&] { return Pending == 0; });
+    if (!Failed)
+      return Error::success();
+    Failure F = std::move(*Failed);
+    Failed.reset();
+    return amdgpu::makeFault(F.Kind, std::move(F.Text));
+  }
+
+  /// The failure a point placed now would carry.
+  std::optional<Failure> failure() {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    return Failed;
+  }
+
+private:
+  struct Item {
+    Work W;
+    bool Point;
+  };
+
+  static void pass(Marker &P, std::optional<Failure> F) {
+    {
+      std::lock_guard<std::mutex> Lock(P.Mutex);
+      P.At = std::chrono::steady_clock::now();
+      P.Failed = std::move(F);
+      P.Done = true;
+    }
+    P.Passed.notify_all();
+  }
+
+  void run() {
+    std::unique_lock<std::mutex> Lock(Mutex);
+    for (;;) {
+      Changed.wait(Lock, [&] { return Stopping || !Items.empty(); });
+      if (Items.empty())
+        return; // stopping, and nothing is left
+      Item I = std::move(Items.front());
+      Items.pop_front();
+      bool Skip = Failed && !I.Point;
+      Lock.unlock();
+      Error E = Skip ? Error::success() : I.W();
+      Lock.lock();
+      if (E) {
+        auto [Kind, Text] = amdgpu::takeFault(std::move(E));
+        if (!Failed)
+          Failed = Failure{Kind, std::move(Text)};
+      }
+      --Pending;
+      Changed.notify_all();
+    }
+  }
+
+  std::mutex Mutex;
+  std::condition_variable Changed;
+  std::deque<Item> Items;
+  size_t Pending = 0; ///< queued or running
+  bool Stopping = false;
+  std::optional<Failure> Failed;
+  std::thread Worker;
+};
+
+class HostStream final : public Stream {
+public:
+  WorkQueue Queue;
+};
 
 /// Physical memory of virtual memory management: a memfd of its size.
 class HostPhysical final : public PhysicalMemory {
@@ -135,8 +269,19 @@ Error systemError(const Twine &What) {
 class HostEvent final : public Event {
 public:
   std::mutex Mutex;
-  std::optional<std::chrono::steady_clock::time_point> Recorded;
+  std::shared_ptr<Marker> Point; ///< the newest record(); null: never recorded
 };
+
+/// Whether [Begin, Begin + Bytes) lies inside one range of \p Ranges (start → size).
+template <typename Key>
+static bool insideOne(const std::map<Key, size_t> &Ranges, uintptr_t Begin, size_t Bytes) {
+  auto It = Ranges.upper_bound(Key(Begin));
+  if (It == Ranges.begin())
+    return false;
+  --It;
+  const uintptr_t Start = uintptr_t(It->first);
+  return Begin - Start <= It->second && Bytes <= It->second - (Begin - Start);
+}
 
 class HostDevice final : public Device {
 public:
@@ -145,9 +290,18 @@ public:
   const DeviceProperties &properties() const override { return Props; }
   Expected<void *> allocate(size_t Bytes, MemoryKind Kind) override;
   Error release(void *Ptr) override;
-  // The CPU device's memory is the host's: any of it is already reachable.
-  Error registerHostMemory(void *, size_t) override { return Error::success(); }
-  Error unregisterHostMemory(void *) override { return Error::success(); }
+  // The CPU device's memory is the host's: any of it is already reachable. Registering only
+  // tells copies that it stays valid (they need not wait).
+  Error registerHostMemory(void *Ptr, size_t Bytes) override {
+    std::lock_guard<std::mutex> Lock(AllocMutex);
+    Registered[uintptr_t(Ptr)] = Bytes;
+    return Error::success();
+  }
+  Error unregisterHostMemory(void *Ptr) override {
+    std::lock_guard<std::mutex> Lock(AllocMutex);
+    Registered.erase(uintptr_t(Ptr));
+    return Error::success();
+  }
   Error copy(void *Dst, const void *Src, size_t Bytes, CopyKind Kind, Stream *S) override;
   Error memset(void *Dst, uint8_t Value, size_t Bytes, Stream *S) override;
   Expected<std::unique_ptr<Module>> loadModule(const ModuleImage &Image) override;
@@ -173,12 +327,20 @@ public:
 private:
   /// Whether [At, At + Bytes) is granule-aligned and inside one reserved range (AllocMutex held).
   bool reserved(const void *At, size_t Bytes) const;
+  /// Whether [P, P + Bytes) lies in memory the device knows (allocated, registered, reserved):
+  /// memory that stays valid until the program frees it through the device.
+  bool known(const void *P, size_t Bytes);
+  WorkQueue &queue(Stream *S) { return S ? static_cast<HostStream *>(S)->Queue : DefaultQueue; }
+  /// The point of \p E once passed (null: never recorded).
+  std::shared_ptr<Marker> passedPoint(Event &E);
 
   std::unique_ptr<host::Device> Impl;
   DeviceProperties Props;
   std::mutex AllocMutex;
   std::map<const void *, size_t> Allocations; ///< what release() accepts
   std::map<uintptr_t, size_t> Reservations;   ///< what freeAddressRange() accepts
+  std::map<uintptr_t, size_t> Registered;     ///< registerHostMemory()'s ranges
+  WorkQueue DefaultQueue;                     ///< the null stream's
 };
 
 HostDevice::HostDevice(std::unique_ptr<host::Device> D, const amdgpu::Target &T,
@@ -226,27 +388,42 @@ Error HostDevice::release(void *Ptr) {
   return Error::success();
 }
 
-Error HostDevice::copy(void *Dst, const void *Src, size_t Bytes, CopyKind, Stream *) {
-  if (Bytes)
-    std::memmove(Dst, Src, Bytes);
-  return Error::success();
+bool HostDevice::known(const void *P, size_t Bytes) {
+  std::lock_guard<std::mutex> Lock(AllocMutex);
+  const uintptr_t Begin = uintptr_t(P);
+  return insideOne(Allocations, Begin, Bytes) || insideOne(Registered, Begin, Bytes) ||
+         insideOne(Reservations, Begin, Bytes);
 }
 
-Error HostDevice::memset(void *Dst, uint8_t Value, size_t Bytes, Stream *) {
-  if (Bytes)
+Error HostDevice::copy(void *Dst, const void *Src, size_t Bytes, CopyKind, Stream *S) {
+  if (!Bytes)
+    return Error::success();
+  WorkQueue &Q = queue(S);
+  Q.push([=]() -> Error {
+    std::memmove(Dst, Src, Bytes);
+    return Error::success();
+  });
+  if (known(Dst, Bytes) && known(Src, Bytes))
+    return Error::success();
+  return Q.drain();
+}
+
+Error HostDevice::memset(void *Dst, uint8_t Value, size_t Bytes, Stream *S) {
+  if (!Bytes)
+    return Error::success();
+  WorkQueue &Q = queue(S);
+  Q.push([=]() -> Error {
     std::memset(Dst, Value, Bytes);
-  return Error::success();
+    return Error::success();
+  });
+  return Q.drain();
 }
 
 bool HostDevice::reserved(const void *At, size_t Bytes) const {
   const uintptr_t Begin = uintptr_t(At), Granule = Props.VirtualMemoryGranule;
   if (!Bytes || Begin % Granule || Bytes % Granule)
     return false;
-  auto It = Reservations.upper_bound(Begin);
-  if (It == Reservations.begin())
-    return false;
-  --It;
-  return Begin - It->first <= It->second && Bytes <= It->second - (Begin - It->first);
+  return insideOne(Reservations, Begin, Bytes);
 }
 
 Expected<void *> HostDevice::reserveAddressRange(size_t Bytes, size_t Alignment, void *Hint) {
@@ -384,7 +561,7 @@ Expected<std::unique_ptr<Module>> HostDevice::loadCompiled(StringRef Name,
   return M;
 }
 
-Error HostDevice::launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *,
+Error HostDevice::launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *S,
                          const LaunchOptions &O) {
   const auto &HK = static_cast<const HostKernel &>(K);
   host::LaunchConfig C;
@@ -392,53 +569,108 @@ Error HostDevice::launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void 
   C.Block = {G.Block[0], G.Block[1], G.Block[2]};
   C.DynamicSharedBytes = G.DynamicLdsBytes;
   C.Cooperative = O.Cooperative;
-  auto Out = Impl->launch(*HK.Owner->Loaded, HK.Meta.Name, C, Args);
-  if (!Out)
-    return Out.takeError();
-  // Device printf goes where the program's own printf goes, in launch order.
-  if (!Out->Text.empty()) {
-    std::fwrite(Out->Text.data(), 1, Out->Text.size(), stdout);
-    std::fflush(stdout);
+  // The argument values, copied now (CUDA's launch copies them): 16-byte slots each.
+  std::vector<size_t> Offsets;
+  size_t Slots = 0;
+  for (const amdgpu::KernelArgMetadata &A : HK.Meta.Args) {
+    if (A.isHidden())
+      break;
+    Offsets.push_back(Slots * 16);
+    Slots += std::max<size_t>(1, (A.Size + 15) / 16);
   }
-  if (Out->Dropped)
-    std::fprintf(stderr, "ptx2amd: kernel '%s': %u device printf records did not fit the buffer\n",
-                 HK.Meta.Name.c_str(), Out->Dropped);
-  if (Out->Assertions.empty())
-    return Error::success();
-  std::string Msg = "kernel '" + HK.Meta.Name + "' failed a device assertion:";
-  for (const std::string &A : Out->Assertions)
-    Msg += "\n  " + A;
-  return amdgpu::makeFault(amdgpu::FaultKind::Assertion, Msg);
+  if (!Offsets.empty() && !Args)
+    return fail(ErrorKind::BadInput, "kernel '" + HK.Meta.Name + "' has arguments, none given");
+  auto Values = std::make_shared<std::vector<std::array<uint64_t, 2>>>(Slots);
+  for (size_t I = 0; I < Offsets.size(); ++I)
+    std::memcpy(reinterpret_cast<char *>(Values->data()) + Offsets[I], Args[I],
+                HK.Meta.Args[I].Size);
+  queue(S).push([this, &HK, C, Values, Offsets = std::move(Offsets)]() -> Error {
+    std::vector<void *> Pointers;
+    for (size_t Offset : Offsets)
+      Pointers.push_back(reinterpret_cast<char *>(Values->data()) + Offset);
+    auto Out = Impl->launch(*HK.Owner->Loaded, HK.Meta.Name, C, Pointers.data());
+    if (!Out)
+      return Out.takeError();
+    // Device printf goes where the program's own printf goes, in launch order.
+    if (!Out->Text.empty()) {
+      std::fwrite(Out->Text.data(), 1, Out->Text.size(), stdout);
+      std::fflush(stdout);
+    }
+    if (Out->Dropped)
+      std::fprintf(stderr,
+                   "ptx2amd: kernel '%s': %u device printf records did not fit the buffer\n",
+                   HK.Meta.Name.c_str(), Out->Dropped);
+    if (Out->Assertions.empty())
+      return Error::success();
+    std::string Msg = "kernel '" + HK.Meta.Name + "' failed a device assertion:";
+    for (const std::string &A : Out->Assertions)
+      Msg += "\n  " + A;
+    return amdgpu::makeFault(amdgpu::FaultKind::Assertion, Msg);
+  });
+  return Error::success();
 }
 
 Expected<std::unique_ptr<Stream>> HostDevice::createStream() {
   return std::make_unique<HostStream>();
 }
 
-Error HostDevice::synchronize(Stream *) { return Error::success(); }
+Error HostDevice::synchronize(Stream *S) { return queue(S).drain(); }
 
 Expected<std::unique_ptr<Event>> HostDevice::createEvent() { return std::make_unique<HostEvent>(); }
 
-Error HostDevice::record(Event &E, Stream *) {
+Error HostDevice::record(Event &E, Stream *S) {
   auto &HE = static_cast<HostEvent &>(E);
-  std::lock_guard<std::mutex> Lock(HE.Mutex);
-  HE.Recorded = std::chrono::steady_clock::now();
+  auto Point = std::make_shared<Marker>();
+  {
+    std::lock_guard<std::mutex> Lock(HE.Mutex);
+    HE.Point = Point;
+  }
+  queue(S).mark(std::move(Point));
   return Error::success();
 }
 
-Error HostDevice::synchronize(Event &) { return Error::success(); }
+std::shared_ptr<Marker> HostDevice::passedPoint(Event &E) {
+  auto &HE = static_cast<HostEvent &>(E);
+  std::shared_ptr<Marker> Point;
+  {
+    std::lock_guard<std::mutex> Lock(HE.Mutex);
+    Point = HE.Point;
+  }
+  if (Point) {
+    std::unique_lock<std::mutex> Lock(Point->Mutex);
+    Point->Passed.wait(Lock, [&] { return Point->Done; });
+  }
+  return Point;
+}
 
-Expected<bool> HostDevice::isComplete(Event &) { return true; }
+Error HostDevice::synchronize(Event &E) {
+  std::shared_ptr<Marker> Point = passedPoint(E);
+  if (!Point || !Point->Failed)
+    return Error::success();
+  return amdgpu::makeFault(Point->Failed->Kind, Point->Failed->Text);
+}
+
+Expected<bool> HostDevice::isComplete(Event &E) {
+  auto &HE = static_cast<HostEvent &>(E);
+  std::shared_ptr<Marker> Point;
+  {
+    std::lock_guard<std::mutex> Lock(HE.Mutex);
+    Point = HE.Point;
+  }
+  if (!Point)
+    return true;
+  std::lock_guard<std::mutex> Lock(Point->Mutex);
+  return Point->Done;
+}
 
 Expected<float> HostDevice::elapsedMs(Event &Start, Event &End) {
   std::chrono::steady_clock::time_point Times[2];
   Event *Events[] = {&Start, &End};
   for (unsigned I = 0; I < 2; ++I) {
-    auto &HE = static_cast<HostEvent &>(*Events[I]);
-    std::lock_guard<std::mutex> Lock(HE.Mutex);
-    if (!HE.Recorded)
+    std::shared_ptr<Marker> Point = passedPoint(*Events[I]);
+    if (!Point)
       return fail(ErrorKind::BadInput, "elapsed time of an event that was never recorded");
-    Times[I] = *HE.Recorded;
+    Times[I] = Point->At;
   }
   return std::chrono::duration<float, std::milli>(Times[1] - Times[0]).count();
 }

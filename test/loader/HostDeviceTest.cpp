@@ -317,22 +317,90 @@ TEST_CASE("host device: device printf goes to stdout, an assertion fails the lau
     int Talk = 3;
     void *Args[] = {&Ran, &Errors, &Talk};
     const loader::Kernel &Say = ok(M->kernel("_Z3sayPiS_i"));
-    std::string Out = captureStdout([&] { ok(D->launch(Say, geometry(4, 96), Args, nullptr)); });
+    auto LaunchAndWait = [&] {
+      ok(D->launch(Say, geometry(4, 96), Args, nullptr));
+      ok(D->synchronize(nullptr));
+    };
+    std::string Out = captureStdout(LaunchAndWait);
     CHECK(download(*D, Ran, 1)[0] == 4 * 96);
     CHECK(download(*D, Errors, 1)[0] == 0);
     CHECK(Out.find("PRINTF: ints -42 7 4000000000 beef CAFE 10\n") != std::string::npos);
     CHECK(Out.find("PRINTF: block 2 of 4 says") != std::string::npos);
     // Drained after each launch: a second launch prints its own lines once more.
-    std::string Again = captureStdout([&] { ok(D->launch(Say, geometry(4, 96), Args, nullptr)); });
+    std::string Again = captureStdout(LaunchAndWait);
     CHECK(Again.find("PRINTF: ints -42") == Again.rfind("PRINTF: ints -42"));
     ok(D->release(Ran));
     ok(D->release(Errors));
 
     auto V = loadText(*D, VariablesAndErrors, "vars.ptx");
-    std::string Failed =
-        errorText(D->launch(ok(V->kernel("asserting")), geometry(1, 32), nullptr, nullptr));
+    // The failure is the stream's: the launch returns, the next wait reports it (once), and
+    // the stream's later work is skipped while an event's point still passes.
+    auto S = ok(D->createStream());
+    auto After = ok(D->createEvent());
+    int Untouched = 5, Zero = 0;
+    int *Flag = static_cast<int *>(ok(D->allocate(4, MemoryKind::Device)));
+    ok(D->copy(Flag, &Untouched, 4, CopyKind::HostToDevice, nullptr));
+    ok(D->launch(ok(V->kernel("asserting")), geometry(1, 32), nullptr, S.get()));
+    ok(D->record(*After, S.get()));
+    // From pageable memory: waited for, so it reports the failure, and was skipped.
+    CHECK(errorText(D->copy(Flag, &Zero, 4, CopyKind::HostToDevice, S.get()))
+              .find("kernel 'asserting'") != std::string::npos);
+    std::string Failed = errorText(D->synchronize(*After));
     INFO(Failed);
     CHECK(Failed.find("kernel 'asserting'") != std::string::npos);
     CHECK(Failed.find("kern.cu:7: checks: Assertion `x > 0' failed.") != std::string::npos);
+    ok(D->synchronize(S.get()));
+    CHECK(download(*D, Flag, 1)[0] == 5);
+    ok(D->release(Flag));
+  }
+}
+
+// A kernel that waits for a flag the host sets only after the launch returned: launches are
+// asynchronous, as on a GPU, so the host can set it (cuda-samples' UnifiedMemoryPerf does).
+const char *const SpinOnFlag = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry spin(.param .u64 flag)
+{
+  .reg .b64 %rd<3>;
+  .reg .b32 %r<3>;
+  .reg .pred %p;
+  ld.param.u64 %rd1, [flag];
+WAIT:
+  ld.volatile.global.u32 %r1, [%rd1];
+  setp.eq.u32 %p, %r1, 0;
+  @%p bra WAIT;
+  add.u32 %r2, %r1, 1;
+  st.global.u32 [%rd1+4], %r2;
+  ret;
+}
+)";
+
+TEST_CASE("host device: launches return before the kernel ends", "[host-device]") {
+  for (const char *Target : WaveTargets) {
+    INFO(Target);
+    auto D = hostFor(Target);
+    auto M = loadText(*D, SpinOnFlag, "spin.ptx");
+    const loader::Kernel &Spin = ok(M->kernel("spin"));
+    auto *Flag = static_cast<volatile uint32_t *>(ok(D->allocate(8, MemoryKind::HostPinned)));
+    auto S = ok(D->createStream());
+    auto Done = ok(D->createEvent());
+    void *P = const_cast<uint32_t *>(Flag);
+    void *Args[] = {&P};
+    ok(D->launch(Spin, geometry(1, 1), Args, S.get()));
+    P = nullptr; // the launch copied the argument's value
+    ok(D->record(*Done, S.get()));
+    // A copy between memory of the device's is queued behind the kernel, not waited for.
+    auto *Out = static_cast<uint32_t *>(ok(D->allocate(4, MemoryKind::Device)));
+    ok(D->copy(Out, const_cast<uint32_t *>(Flag) + 1, 4, CopyKind::DeviceToDevice, S.get()));
+    CHECK_FALSE(ok(D->isComplete(*Done)));
+    Flag[0] = 41;
+    ok(D->synchronize(*Done));
+    CHECK(ok(D->isComplete(*Done)));
+    ok(D->synchronize(S.get()));
+    CHECK(download(*D, Out, 1)[0] == 42);
+    ok(D->release(Out));
+    ok(D->release(const_cast<uint32_t *>(Flag)));
   }
 }
