@@ -1,33 +1,18 @@
 // The host device runs what the GPU gets: for every module of the project's CUDA programs, the
 // optimised module the pipeline hands to AMDGPU codegen and the one the host device receives
 // before retargeting it have the same content hash, on a wave64 and a wave32 target.
+#include "../CudaProgramPtx.h"
 #include "HostTestSupport.h"
 
 #include "ptx2amd/pipeline/Translate.h"
 
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 using namespace host_test;
 
-namespace {
-
-std::vector<std::string> programPtx() {
-  std::vector<std::string> Out;
-  std::error_code EC;
-  for (llvm::sys::fs::directory_iterator It(PTX2AMD_CUDA_PTX_DIR, EC), End; It != End && !EC;
-       It.increment(EC))
-    if (llvm::StringRef(It->path()).ends_with(".sm90.ptx"))
-      Out.push_back(It->path());
-  std::sort(Out.begin(), Out.end());
-  return Out;
-}
-
-} // namespace
-
 TEST_CASE("the host device gets the optimised module the GPU's codegen gets", "[pipeline]") {
-  std::vector<std::string> Files = programPtx();
+  std::vector<std::string> Files = ptx2amd_test::cudaProgramPtx();
   REQUIRE(Files.size() >= 24);
   unsigned Kernels = 0;
   for (const std::string &File : Files) {

@@ -1,9 +1,9 @@
 // Compiled workgroups (host-backend/lib/WorkGroup.cpp): kernels that meet at barriers and
 // cross-lane operations run without fibers, with the fibers' results; the fallback only where a
 // synchronisation point cannot be brought into the kernel.
+#include "../CudaProgramPtx.h"
 #include "HostTestSupport.h"
 
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
@@ -68,23 +68,11 @@ START:
 }
 )";
 
-/// The project's CUDA programs as nvcc's sm_90 PTX (test/cuda/*.cu).
-std::vector<std::string> programPtx() {
-  std::vector<std::string> Files;
-  std::error_code EC;
-  for (llvm::sys::fs::directory_iterator It(PTX2AMD_CUDA_PTX_DIR, EC), End; !EC && It != End;
-       It.increment(EC))
-    if (llvm::StringRef(It->path()).ends_with(".sm90.ptx"))
-      Files.push_back(llvm::sys::path::filename(It->path()).str());
-  std::sort(Files.begin(), Files.end());
-  return Files;
-}
-
 } // namespace
 
 TEST_CASE("no kernel of the CUDA programs that meets falls back to fibers",
           "[workgroup][programs]") {
-  std::vector<std::string> Files = programPtx();
+  std::vector<std::string> Files = ptx2amd_test::cudaProgramPtx();
   REQUIRE(Files.size() > 10);
   for (const char *Target : WaveTargets) {
     unsigned Compiled = 0;

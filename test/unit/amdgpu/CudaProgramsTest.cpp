@@ -2,6 +2,7 @@
 // build time) translates for every target of the table: lowering without failures, the LLVM
 // verifier clean, a code object whose metadata agrees with llvm-readelf and ROCm comgr, and a
 // kernarg layout that is CUDA's (offsets worked out here from the PTX parameters).
+#include "../../CudaProgramPtx.h"
 #include "TestKernels.h"
 
 #include "ptx2amd/amdgpu-backend/Codegen.h"
@@ -11,7 +12,6 @@
 #include <catch2/catch.hpp>
 
 #include "llvm/IR/Verifier.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -23,18 +23,9 @@ using namespace ptx2amd;
 using namespace ptx2amd::amdgpu;
 using namespace amdgpu_test;
 
-namespace {
+using ptx2amd_test::cudaProgramPtx;
 
-std::vector<std::string> cudaProgramPtx() {
-  std::vector<std::string> Files;
-  std::error_code EC;
-  for (llvm::sys::fs::directory_iterator It(PTX2AMD_CUDA_PTX_DIR, EC), End; It != End && !EC;
-       It.increment(EC))
-    if (llvm::StringRef(It->path()).ends_with(".sm90.ptx"))
-      Files.push_back(It->path());
-  std::sort(Files.begin(), Files.end());
-  return Files;
-}
+namespace {
 
 /// CUDA's parameter buffer: each parameter at its alignment (.align, else its element size).
 std::vector<std::pair<uint64_t, uint64_t>> cudaKernargLayout(const ir::Function &F) {
