@@ -217,14 +217,14 @@ cudaError_t context(Context *&Out) {
 }
 
 cudaError_t synchronizeAll(Context &C) {
-  std::vector<loader::Stream *> All{nullptr};
+  std::vector<std::shared_ptr<loader::Stream>> All{nullptr};
   {
     std::lock_guard<std::mutex> Lock(C.Mutex);
     for (auto &[Handle, S] : C.Streams)
-      All.push_back(S->Stream.get());
+      All.push_back(S->Stream);
   }
-  for (loader::Stream *S : All)
-    if (Error E = C.Dev.synchronize(S))
+  for (const std::shared_ptr<loader::Stream> &S : All)
+    if (Error E = C.Dev.synchronize(S.get()))
       return failDeviceWork(std::move(E));
   return cudaSuccess;
 }
@@ -248,14 +248,14 @@ cudaStream_t resolveStream(cudaStream_t S) {
 }
 
 cudaError_t streamFor(Context &C, cudaStream_t S, loader::Stream *&Out) {
-  std::vector<loader::Stream *> Wait;
+  std::vector<std::shared_ptr<loader::Stream>> Wait;
   S = resolveStream(S);
   if (S == nullptr || S == StreamLegacy) {
     Out = nullptr;
     std::lock_guard<std::mutex> Lock(C.Mutex);
     for (auto &[Handle, R] : C.Streams)
       if (!(R->Flags & StreamNonBlocking))
-        Wait.push_back(R->Stream.get());
+        Wait.push_back(R->Stream);
   } else {
     std::lock_guard<std::mutex> Lock(C.Mutex);
     auto It = C.Streams.find(S);
@@ -265,8 +265,8 @@ cudaError_t streamFor(Context &C, cudaStream_t S, loader::Stream *&Out) {
     if (!(It->second->Flags & StreamNonBlocking))
       Wait.push_back(nullptr);
   }
-  for (loader::Stream *W : Wait)
-    if (Error E = C.Dev.synchronize(W))
+  for (const std::shared_ptr<loader::Stream> &W : Wait)
+    if (Error E = C.Dev.synchronize(W.get()))
       return failDeviceWork(std::move(E));
   return cudaSuccess;
 }

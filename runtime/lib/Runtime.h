@@ -159,7 +159,8 @@ KernelRecord *findKernel(const void *HostFun);
 unsigned long long nextStreamId();
 
 struct StreamRecord {
-  std::unique_ptr<loader::Stream> Stream;
+  /// Shared with the calls that wait for every stream while another thread may destroy one.
+  std::shared_ptr<loader::Stream> Stream;
   unsigned Flags = 0;
   unsigned long long Id = nextStreamId(); ///< cudaStreamGetId: unique in the process
 };
