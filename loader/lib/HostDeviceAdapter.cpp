@@ -194,13 +194,13 @@ public:
     return amdgpu::makeFault(F.Kind, std::move(F.Text));
   }
 
+private:
   /// The failure a point placed now would carry.
   std::optional<Failure> failure() {
     std::lock_guard<std::mutex> Lock(Mutex);
     return Failed;
   }
 
-private:
   struct Item {
     Work W;
     bool Point;
@@ -268,8 +268,19 @@ Error systemError(const Twine &What) {
 
 class HostEvent final : public Event {
 public:
+  /// The newest record()'s point; null: never recorded.
+  std::shared_ptr<Marker> point() {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    return Point;
+  }
+  void setPoint(std::shared_ptr<Marker> P) {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Point = std::move(P);
+  }
+
+private:
   std::mutex Mutex;
-  std::shared_ptr<Marker> Point; ///< the newest record(); null: never recorded
+  std::shared_ptr<Marker> Point;
 };
 
 /// Whether [Begin, Begin + Bytes) lies inside one range of \p Ranges (start → size).
@@ -569,25 +580,22 @@ Error HostDevice::launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void 
   C.Block = {G.Block[0], G.Block[1], G.Block[2]};
   C.DynamicSharedBytes = G.DynamicLdsBytes;
   C.Cooperative = O.Cooperative;
-  // The argument values, copied now (CUDA's launch copies them): 16-byte slots each.
-  std::vector<size_t> Offsets;
-  size_t Slots = 0;
-  for (const amdgpu::KernelArgMetadata &A : HK.Meta.Args) {
-    if (A.isHidden())
-      break;
-    Offsets.push_back(Slots * 16);
-    Slots += std::max<size_t>(1, (A.Size + 15) / 16);
-  }
-  if (!Offsets.empty() && !Args)
+  // The argument values, copied now (CUDA's launch copies them): 16-byte slots each, which
+  // the queued launch owns; Pointers point into them.
+  auto SlotsOf = [&](size_t I) { return std::max<size_t>(1, (HK.Meta.Args[I].Size + 15) / 16); };
+  size_t Explicit = 0, Slots = 0;
+  for (; Explicit < HK.Meta.Args.size() && !HK.Meta.Args[Explicit].isHidden(); ++Explicit)
+    Slots += SlotsOf(Explicit);
+  if (Explicit && !Args)
     return fail(ErrorKind::BadInput, "kernel '" + HK.Meta.Name + "' has arguments, none given");
   auto Values = std::make_shared<std::vector<std::array<uint64_t, 2>>>(Slots);
-  for (size_t I = 0; I < Offsets.size(); ++I)
-    std::memcpy(reinterpret_cast<char *>(Values->data()) + Offsets[I], Args[I],
-                HK.Meta.Args[I].Size);
-  queue(S).push([this, &HK, C, Values, Offsets = std::move(Offsets)]() -> Error {
-    std::vector<void *> Pointers;
-    for (size_t Offset : Offsets)
-      Pointers.push_back(reinterpret_cast<char *>(Values->data()) + Offset);
+  std::vector<void *> Pointers;
+  for (size_t I = 0, Slot = 0; I < Explicit; ++I) {
+    Pointers.push_back(&(*Values)[Slot]);
+    std::memcpy(Pointers.back(), Args[I], HK.Meta.Args[I].Size);
+    Slot += SlotsOf(I);
+  }
+  queue(S).push([this, &HK, C, Values, Pointers = std::move(Pointers)]() mutable -> Error {
     auto Out = Impl->launch(*HK.Owner->Loaded, HK.Meta.Name, C, Pointers.data());
     if (!Out)
       return Out.takeError();
@@ -619,23 +627,14 @@ Error HostDevice::synchronize(Stream *S) { return queue(S).drain(); }
 Expected<std::unique_ptr<Event>> HostDevice::createEvent() { return std::make_unique<HostEvent>(); }
 
 Error HostDevice::record(Event &E, Stream *S) {
-  auto &HE = static_cast<HostEvent &>(E);
   auto Point = std::make_shared<Marker>();
-  {
-    std::lock_guard<std::mutex> Lock(HE.Mutex);
-    HE.Point = Point;
-  }
+  static_cast<HostEvent &>(E).setPoint(Point);
   queue(S).mark(std::move(Point));
   return Error::success();
 }
 
 std::shared_ptr<Marker> HostDevice::passedPoint(Event &E) {
-  auto &HE = static_cast<HostEvent &>(E);
-  std::shared_ptr<Marker> Point;
-  {
-    std::lock_guard<std::mutex> Lock(HE.Mutex);
-    Point = HE.Point;
-  }
+  std::shared_ptr<Marker> Point = static_cast<HostEvent &>(E).point();
   if (Point) {
     std::unique_lock<std::mutex> Lock(Point->Mutex);
     Point->Passed.wait(Lock, [&] { return Point->Done; });
@@ -651,12 +650,7 @@ Error HostDevice::synchronize(Event &E) {
 }
 
 Expected<bool> HostDevice::isComplete(Event &E) {
-  auto &HE = static_cast<HostEvent &>(E);
-  std::shared_ptr<Marker> Point;
-  {
-    std::lock_guard<std::mutex> Lock(HE.Mutex);
-    Point = HE.Point;
-  }
+  std::shared_ptr<Marker> Point = static_cast<HostEvent &>(E).point();
   if (!Point)
     return true;
   std::lock_guard<std::mutex> Lock(Point->Mutex);
