@@ -16,6 +16,7 @@
 #include "ImageUnit.h"
 
 #include "LaneState.h"
+#include "Lockstep.h"
 #include "MatrixEmulation.h"
 #include "Runtime.h"
 #include "SyncOps.h"
@@ -820,6 +821,8 @@ Expected<RetargetedModule> Retargeter::run(StringRef Triple, StringRef Layout) {
       MDNode::get(C, {MDB.createAnonymousAliasScope(
                          MDB.createAnonymousAliasScopeDomain("ptx2amd.host"), "lane state")});
   layoutKernels();
+  for (const RetargetedKernel &K : Out.Kernels)
+    insertLockstepPoints(*M.getFunction(K.Meta.Name), T.WaveSize);
   if (Error E = replaceLds())
     return E;
   yieldInSpinLoops();

@@ -72,8 +72,9 @@ struct LoadOptions {
   std::function<void(const llvm::Module &)> OnOptimized;
 };
 
-/// The version of LoadedModule::compiled()'s format; loadCompiled() refuses every other.
-inline constexpr uint32_t CompiledFormatVersion = 3;
+/// The version of LoadedModule::compiled()'s format; loadCompiled() refuses every other. 4: kernels
+/// carry lockstep points (code cached before them would run warp-synchronous code wrongly).
+inline constexpr uint32_t CompiledFormatVersion = 4;
 
 /// How a kernel's workgroup runs.
 enum class Execution {
