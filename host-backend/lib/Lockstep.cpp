@@ -17,6 +17,8 @@
 // inside a loop count as varying.
 #include "Lockstep.h"
 
+#include "LaneState.h"
+
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/LoopInfo.h"
@@ -127,6 +129,14 @@ public:
   }
 };
 
+/// s_sleep, or the yield Retarget puts into spin loops: the lane waits for memory that others
+/// write, letting them run first.
+bool sleeps(const CallBase &CB) {
+  const Function *Callee = CB.getCalledFunction();
+  return Callee &&
+         (Callee->getIntrinsicID() == Intrinsic::amdgcn_s_sleep || Callee->getName() == rt::Sleep);
+}
+
 class LockstepPoints {
 public:
   LockstepPoints(Function &F, unsigned WaveSize)
@@ -148,6 +158,7 @@ private:
   DenseMap<const Value *, Leaf> Leaves;
   DenseMap<const SCEV *, std::optional<Spread>> Spreads;
   SmallPtrSet<Instruction *, 16> Cuts;
+  SmallPtrSet<const BasicBlock *, 8> Spinning; ///< blocks of loops that sleep
 
   Leaf classify(const Value *V, unsigned Depth = 0);
   std::optional<Spread> spread(const SCEV *S);
@@ -469,7 +480,7 @@ std::optional<Access> LockstepPoints::accessOf(Instruction &I) {
   if (auto *Cas = dyn_cast<AtomicCmpXchgInst>(&I))
     return Located(Cas->getPointerOperand(), Cas->getNewValOperand()->getType(), Kind::Atomic);
   auto *CB = dyn_cast<CallBase>(&I);
-  if (!CB || !CB->mayReadOrWriteMemory() || CB->onlyAccessesInaccessibleMemory())
+  if (!CB || !CB->mayReadOrWriteMemory() || CB->onlyAccessesInaccessibleMemory() || sleeps(*CB))
     return std::nullopt;
   if (auto *MI = dyn_cast<MemIntrinsic>(CB)) {
     auto Private = [](Value *P) {
@@ -513,8 +524,11 @@ void LockstepPoints::transfer(BasicBlock &BB, State &S) {
     std::optional<Access> A = accessOf(I);
     if (!A)
       continue;
-    bool Cut = Cuts.contains(&I) || S.Any ||
-               any_of(S.List, [&](const Access &B) { return mayConflict(B, *A); });
+    // A lane spinning on memory must not wait for its wave: the lanes it waits for may be
+    // elsewhere in it (named barriers, locks).
+    bool Cut = !Spinning.contains(&BB) &&
+               (Cuts.contains(&I) || S.Any ||
+                any_of(S.List, [&](const Access &B) { return mayConflict(B, *A); }));
     if (Cut) {
       Cuts.insert(&I);
       S = State();
@@ -524,6 +538,14 @@ void LockstepPoints::transfer(BasicBlock &BB, State &S) {
 }
 
 unsigned LockstepPoints::run() {
+  for (Loop *L : LI.getLoopsInPreorder())
+    if (any_of(L->blocks(), [](const BasicBlock *BB) {
+          return any_of(*BB, [](const Instruction &I) {
+            auto *CB = dyn_cast<CallBase>(&I);
+            return CB && sleeps(*CB);
+          });
+        }))
+      Spinning.insert(L->block_begin(), L->block_end());
   ReversePostOrderTraversal<Function *> RPO(&F);
   DenseMap<BasicBlock *, State> Out;
   bool Stable = false;
@@ -545,7 +567,7 @@ unsigned LockstepPoints::run() {
   if (!Stable) // no fixed point in time: every access meets
     for (BasicBlock *BB : RPO)
       for (Instruction &I : *BB)
-        if (accessOf(I))
+        if (accessOf(I) && !Spinning.contains(BB))
           Cuts.insert(&I);
   for (Instruction *I : Cuts) {
     IRBuilder<> B(I);

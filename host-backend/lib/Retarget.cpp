@@ -821,11 +821,12 @@ Expected<RetargetedModule> Retargeter::run(StringRef Triple, StringRef Layout) {
       MDNode::get(C, {MDB.createAnonymousAliasScope(
                          MDB.createAnonymousAliasScopeDomain("ptx2amd.host"), "lane state")});
   layoutKernels();
+  // Before the LDS variables become addresses: two variables are two objects to Lockstep.cpp.
+  yieldInSpinLoops();
   for (const RetargetedKernel &K : Out.Kernels)
     insertLockstepPoints(*M.getFunction(K.Meta.Name), T.WaveSize);
   if (Error E = replaceLds())
     return E;
-  yieldInSpinLoops();
   lowerIntrinsics();
   lowerAddressSpaces();
   // What is left undefined must come from the runtime or from the host's C library (the
