@@ -32,6 +32,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsAMDGPU.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/AMDGPUAddrSpace.h"
 
 #include <optional>
 #include <tuple>
@@ -41,7 +42,13 @@ using namespace llvm;
 namespace ptx2amd::host {
 namespace {
 
-constexpr unsigned ASFlat = 0, ASConst = 4, ASPrivate = 5;
+constexpr unsigned ASFlat = AMDGPUAS::FLAT_ADDRESS, ASConst = AMDGPUAS::CONSTANT_ADDRESS;
+
+/// A work-item's own memory: no other lane sees it.
+bool isPrivate(const Value *P) {
+  return P->getType()->getPointerAddressSpace() == AMDGPUAS::PRIVATE_ADDRESS ||
+         isa<AllocaInst>(getUnderlyingObject(P));
+}
 /// Accesses remembered since the last meeting before the state counts as "anything".
 constexpr size_t MaxAccesses = 64;
 /// Passes of the data flow before every access is given a meeting.
@@ -462,11 +469,10 @@ const SCEV *LockstepPoints::addressOf(Value *P) {
 /// The memory access \p I makes that another lane could see, if any.
 std::optional<Access> LockstepPoints::accessOf(Instruction &I) {
   auto Located = [&](Value *P, Type *Ty, Kind K) -> std::optional<Access> {
-    unsigned AS = P->getType()->getPointerAddressSpace();
-    if (AS == ASPrivate || isa<AllocaInst>(getUnderlyingObject(P)))
+    if (isPrivate(P))
       return std::nullopt;
-    const SCEV *S = addressOf(P);
-    return Access{S, AS, DL.getTypeStoreSize(Ty).getKnownMinValue(), K};
+    return Access{addressOf(P), P->getType()->getPointerAddressSpace(),
+                  DL.getTypeStoreSize(Ty).getKnownMinValue(), K};
   };
   if (auto *L = dyn_cast<LoadInst>(&I)) {
     if (L->getPointerAddressSpace() == ASConst || L->hasMetadata(LLVMContext::MD_invariant_load))
@@ -483,12 +489,8 @@ std::optional<Access> LockstepPoints::accessOf(Instruction &I) {
   if (!CB || !CB->mayReadOrWriteMemory() || CB->onlyAccessesInaccessibleMemory() || sleeps(*CB))
     return std::nullopt;
   if (auto *MI = dyn_cast<MemIntrinsic>(CB)) {
-    auto Private = [](Value *P) {
-      return P->getType()->getPointerAddressSpace() == ASPrivate ||
-             isa<AllocaInst>(getUnderlyingObject(P));
-    };
     auto *MT = dyn_cast<MemTransferInst>(MI);
-    if (Private(MI->getRawDest()) && (!MT || Private(MT->getRawSource())))
+    if (isPrivate(MI->getRawDest()) && (!MT || isPrivate(MT->getRawSource())))
       return std::nullopt;
   }
   // A call that may touch memory anywhere.
