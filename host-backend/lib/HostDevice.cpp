@@ -154,7 +154,8 @@ void readMetadata(Reader &R, amdgpu::KernelMetadata &M) {
 struct KernelEntry {
   std::string Name;
   std::string Unavailable;
-  bool Fibers = false; ///< it meets (barriers, cross-lane operations): no plain loop
+  bool Fibers = false;         ///< it meets (barriers, cross-lane operations): no plain loop
+  uint32_t LockstepPoints = 0; ///< wave meetings inserted for lockstep order (Lockstep.cpp)
   amdgpu::KernelMetadata Meta;
   std::string EntrySymbol, LoopSymbol; ///< LoopSymbol is empty for kernels that need fibers
   /// The compiled workgroup's work-item; empty for plain kernels and for the fiber fallback
@@ -238,16 +239,20 @@ bool forceFibers() {
   return Force;
 }
 
-/// At PTX2AMD_LOG=info or debug: each kernel left to the fiber fallback, and why.
+/// At PTX2AMD_LOG=info or debug: each kernel left to the fiber fallback, and why; at debug also
+/// each kernel's lockstep points.
 void logFallbacks(const LoadedModule::Impl &P, StringRef Module) {
-  static const bool Info = [] {
+  static const StringRef Level = [] {
     const char *Env = getenv("PTX2AMD_LOG");
-    return Env && (StringRef(Env) == "info" || StringRef(Env) == "debug");
+    return StringRef(Env ? Env : "");
   }();
-  if (!Info)
+  if (Level != "info" && Level != "debug")
     return;
   unsigned Meet = 0, Fallback = 0;
   for (const KernelEntry &K : P.Kernels) {
+    if (Level == "debug" && K.LockstepPoints)
+      errs() << "ptx2amd: host: kernel '" << K.Name << "': " << K.LockstepPoints
+             << " lockstep point" << (K.LockstepPoints == 1 ? "" : "s") << "\n";
     if (!K.Unavailable.empty() || !K.Fibers)
       continue;
     ++Meet;
@@ -297,6 +302,11 @@ std::string LoadedModule::fiberReason(StringRef Kernel) const {
   return K ? K->FiberReason : "";
 }
 
+unsigned LoadedModule::lockstepPoints(StringRef Kernel) const {
+  KernelEntry *K = P->find(Kernel);
+  return K ? K->LockstepPoints : 0;
+}
+
 Expected<void *> LoadedModule::global(StringRef Name) const {
   auto A = P->Jit->lookup(Name);
   if (!A)
@@ -322,6 +332,7 @@ std::vector<uint8_t> LoadedModule::compiled() const {
     Body.str(K.Name);
     Body.str(K.Unavailable);
     Body.u8(K.Fibers);
+    Body.u32(K.LockstepPoints);
     Body.str(K.EntrySymbol);
     Body.str(K.LoopSymbol);
     Body.str(K.WorkGroupSymbol);
@@ -407,6 +418,7 @@ Device::loadPtx(StringRef Ptx, StringRef Name, const amdgpu::Target &T, const Lo
       continue;
     K->Unavailable = RK.Unavailable;
     K->Fibers = RK.NeedsFibers;
+    K->LockstepPoints = RK.LockstepPoints;
     K->Meta = std::move(RK.Meta);
     K->EntrySymbol = RK.Entry;
     K->LoopSymbol = RK.Loop;
@@ -454,6 +466,7 @@ Expected<std::unique_ptr<LoadedModule>> Device::loadCompiled(ArrayRef<uint8_t> B
     K.Name = R.str();
     K.Unavailable = R.str();
     K.Fibers = R.u8();
+    K.LockstepPoints = R.u32();
     K.EntrySymbol = R.str();
     K.LoopSymbol = R.str();
     K.WorkGroupSymbol = R.str();
@@ -548,6 +561,7 @@ Expected<amdgpu::DeviceOutput> Device::launch(LoadedModule &LM, StringRef Kernel
     L.Resume = P.Resume;
   }
   L.Cooperative = C.Cooperative;
+  L.Workers = C.Workers;
   L.WaveSize = P.T->WaveSize;
   L.Geometry = &G;
   L.Kernarg = Kernarg.get();

@@ -823,8 +823,8 @@ Expected<RetargetedModule> Retargeter::run(StringRef Triple, StringRef Layout) {
   layoutKernels();
   // Before the LDS variables become addresses: two variables are two objects to Lockstep.cpp.
   yieldInSpinLoops();
-  for (const RetargetedKernel &K : Out.Kernels)
-    insertLockstepPoints(*M.getFunction(K.Meta.Name), T.WaveSize);
+  for (RetargetedKernel &K : Out.Kernels)
+    K.LockstepPoints = insertLockstepPoints(*M.getFunction(K.Meta.Name), T.WaveSize);
   if (Error E = replaceLds())
     return E;
   lowerIntrinsics();

@@ -20,8 +20,9 @@ struct RetargetedKernel {
   /// Explicit arguments as laid out in the module, v5 hidden args; GroupSegmentFixedSize: the
   /// static LDS of the variables the kernel reaches (AMDGPU's figure, not the arena's layout).
   amdgpu::KernelMetadata Meta;
-  bool NeedsFibers = false; ///< reaches a barrier or a cross-lane operation
-  std::string Entry;        ///< void(kernarg): one work-item (a fiber's)
+  bool NeedsFibers = false;    ///< reaches a barrier or a cross-lane operation
+  unsigned LockstepPoints = 0; ///< wave meetings Lockstep.cpp inserted
+  std::string Entry;           ///< void(kernarg): one work-item (a fiber's)
   /// void(kernarg): one work-item of a compiled workgroup, resumable (WorkGroup.cpp); empty
   /// for plain kernels and for those left to fibers (FiberReason says why)
   std::string WorkGroup;

@@ -417,8 +417,24 @@ void Pool::runJob(Worker &W) {
     W.Progress.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  while (!Failed.load(std::memory_order_relaxed) &&
-         (Group = Next.fetch_add(1, std::memory_order_relaxed)) < Total) {
+  if (L.Workers && W.Index >= L.Workers)
+    return;
+  bool LanesMade = false; // their ids and the launch's fields, the same in every workgroup
+  // Workgroups are taken a few at a time: one each made the workers' shared counter bounce
+  // between their caches at every small workgroup (a grid of 65536 elementwise workgroups ran
+  // slower on two workers than on one). A few per worker's turn still balance the load.
+  const unsigned Takers = L.Workers ? std::min<unsigned>(L.Workers, unsigned(Workers.size()))
+                                    : unsigned(Workers.size());
+  const uint64_t Chunk = std::clamp<uint64_t>(Total / (uint64_t(Takers) * 64), 1, 16);
+  uint64_t Taken = 0, TakenEnd = 0;
+  while (!Failed.load(std::memory_order_relaxed)) {
+    if (Taken == TakenEnd) {
+      Taken = Next.fetch_add(Chunk, std::memory_order_relaxed);
+      TakenEnd = std::min(Taken + Chunk, Total);
+      if (Taken >= Total)
+        break;
+    }
+    Group = Taken++;
     Running = Group;
     LaneState Base = BaseState(Group, W.Lds[0]);
     W.InKernel = 1;
@@ -429,7 +445,12 @@ void Pool::runJob(Worker &W) {
       CurrentState = &W.Plain;
       L.Loop(L.Kernarg, NX, NY, NZ);
     } else {
-      InitLanes(W.Lanes.data(), Base);
+      if (!LanesMade)
+        InitLanes(W.Lanes.data(), Base);
+      else
+        for (unsigned I = 0; I < N; ++I)
+          std::memcpy(W.Lanes[I].State.GroupId, Base.GroupId, sizeof Base.GroupId);
+      LanesMade = true;
       runFibers(W, L, N, 1, Failed);
     }
     W.InKernel = 0;

@@ -1,4 +1,5 @@
-// The wave emulator and the workers that run workgroups (Runtime.cpp; the work-items in WorkItems.cpp).
+// The wave emulator and the workers that run workgroups (Runtime.cpp; the work-items in
+// WorkItems.cpp).
 #pragma once
 
 #include "ptx2amd/amdgpu-backend/Kernarg.h"
@@ -38,6 +39,8 @@ struct KernelLaunch {
   /// for each other; at most CooperativeWorkItems work-items and CooperativeWorkgroups
   /// workgroups a worker.
   bool Cooperative = false;
+  /// Workers with an index at least this take no workgroup (0: every worker takes them).
+  unsigned Workers = 0;
 };
 
 /// What one worker holds of a cooperative launch at once (a compute unit's residency).

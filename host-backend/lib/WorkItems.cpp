@@ -9,6 +9,7 @@
 #include "ImageUnit.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -33,7 +34,17 @@ void laneMain(ctx::transfer_t T) {
   ctx::jump_fcontext(W.Sched, nullptr);
 }
 
-void resume(Worker &W, Lane &L) {
+/// Per Op, whether the work-item stays ready there (the table's Yield kind), read once per
+/// resumption.
+const auto Yields = [] {
+  std::array<bool, size_t(Op::Count)> Y{};
+  for (const SyncOp &S : syncOps())
+    Y[unsigned(S.Id)] = S.Kind == SyncKind::Yield;
+  return Y;
+}();
+
+/// Runs \p L to its next synchronisation point or its end; whether that is progress.
+bool resume(Worker &W, Lane &L) {
   W.Current = &L;
   CurrentState = &L.State;
   const bool Slept = L.Kind == Op::Sleep;
@@ -51,7 +62,7 @@ void resume(Worker &W, Lane &L) {
       L.A = L.State.PostA;
       L.B = L.State.PostB;
       L.Site = L.State.PostSite;
-      L.St = syncOp(L.Kind).Kind == SyncKind::Yield ? Status::Ready : Status::Blocked;
+      L.St = Yields[unsigned(L.Kind)] ? Status::Ready : Status::Blocked;
     }
   } else {
     ctx::transfer_t T = ctx::jump_fcontext(L.Ctx, &L);
@@ -59,9 +70,12 @@ void resume(Worker &W, Lane &L) {
   }
   W.Current = nullptr;
   // From one sleep to the next (a spin that keeps waiting) is no progress for the watchdog.
-  // Only this worker writes its count: no locked add on this path.
-  if (!Slept || L.Kind != Op::Sleep || L.St != Status::Ready)
-    W.Progress.store(W.Progress.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  return !Slept || L.Kind != Op::Sleep || L.St != Status::Ready;
+}
+
+/// Counts progress for the watchdog. Only this worker writes its count: no locked add.
+void advance(Worker &W) {
+  W.Progress.store(W.Progress.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
 /// Called by a lane: wait for the wave (or workgroup) at this operation, return its result.
@@ -134,42 +148,50 @@ void runFibers(Worker &W, const KernelLaunch &L, unsigned N, unsigned Groups,
     Ln.St = Status::Ready;
     Ln.Kind = Op::Barrier;
   }
+  const unsigned Waves = (N + WS - 1) / WS;
+  constexpr uintptr_t NoSite = ~uintptr_t(0);
   for (;;) {
-    // Each group's lanes waiting in a wave operation, and ready ones, after this pass.
-    unsigned AtWaveOp[CooperativeWorkgroups] = {}, StillReady[CooperativeWorkgroups] = {};
-    for (unsigned I = 0; I < All; ++I) {
-      Lane &Ln = W.Lanes[I];
-      if (Ln.St == Status::Ready)
-        resume(W, Ln);
-      AtWaveOp[I / N] += Ln.St == Status::Blocked && Ln.Kind != Op::Barrier;
-      StillReady[I / N] += Ln.St == Status::Ready;
-    }
     bool Live = false;
     for (unsigned G = 0; G < Groups; ++G) {
       Lane *Group = &W.Lanes[G * N];
-      if (!AtWaveOp[G] && StillReady[G]) {
+      // One pass over the workgroup: each ready lane runs to its next synchronisation point;
+      // per wave, the lowest site its lanes wait at in a wave operation (NoSite: none).
+      uintptr_t Lowest[MaxBlockSize / 32];
+      unsigned StillReady = 0;
+      bool AtWaveOp = false;
+      for (unsigned V = 0; V < Waves; ++V) {
+        Lane *Wave = Group + V * WS;
+        const unsigned Count = std::min(WS, N - V * WS);
+        uintptr_t Low = NoSite;
+        bool Advanced = false;
+        for (unsigned I = 0; I < Count; ++I) {
+          Lane &Ln = Wave[I];
+          if (Ln.St == Status::Ready)
+            Advanced |= resume(W, Ln);
+          if (Ln.St == Status::Blocked) {
+            if (Ln.Kind != Op::Barrier && Ln.Site < Low)
+              Low = Ln.Site;
+          } else {
+            StillReady += Ln.St == Status::Ready;
+          }
+        }
+        if (Advanced)
+          advance(W);
+        Lowest[V] = Low;
+        AtWaveOp |= Low != NoSite;
+      }
+      // Per wave with lanes waiting in a wave operation: the group at the lowest code address
+      // runs it. A wave runs code in layout order: the first part of a
+      // divergent region before the other, a loop's body before what follows it, so lanes that
+      // went ahead (to where the wave reconverges) wait for the others to come.
+      if (AtWaveOp) {
+        for (unsigned V = 0; V < Waves; ++V)
+          if (Lowest[V] != NoSite)
+            runWaveGroup(Group + V * WS, std::min(WS, N - V * WS), WS, Lowest[V]);
         Live = true;
         continue;
       }
-      // Every lane is blocked or gone: one group per wave may run its cross-lane operation, the
-      // one at the lowest code address. A wave runs code in layout order: the first part of a
-      // divergent region before the other, a loop's body before what follows it, so lanes that
-      // went ahead (to where the wave reconverges) wait for the others to come.
-      bool Progress = false;
-      for (unsigned Base = 0; AtWaveOp[G] && Base < N; Base += WS) {
-        unsigned Count = std::min(WS, N - Base);
-        Lane *Wave = Group + Base;
-        const Lane *First = nullptr;
-        for (unsigned I = 0; I < Count; ++I)
-          if (Wave[I].St == Status::Blocked && Wave[I].Kind != Op::Barrier &&
-              (!First || Wave[I].Site < First->Site))
-            First = &Wave[I];
-        if (First) {
-          runWaveGroup(Wave, Count, WS, First->Site);
-          Progress = true;
-        }
-      }
-      if (Progress || StillReady[G]) {
+      if (StillReady) {
         Live = true;
         continue;
       }
@@ -246,7 +268,23 @@ void *__ptx2amd_host_frame(uint64_t Bytes) {
     W->InKernel = 0;
     siglongjmp(W->Jmp, int(Abort::Internal));
   }
-  L->Frame = fiberStack(*W, unsigned(L - W->Lanes.data()));
+  // Packed: the frames of neighbouring work-items share cache lines and pages, as many to a
+  // fiber stack as fit. (One at each stack's start put every frame 64 KiB from the next, all in
+  // one set of the L1 and L2 caches: a workgroup's sweep missed on each of them.) Work-items
+  // past MaxBlockSize (a cooperative launch's) pack into their own stacks. Every work-item of a
+  // kernel asks for the same size: the places are computed once for it.
+  if (Bytes != W->FrameBytes || W->FramePlaces.size() != W->Lanes.size()) {
+    const size_t Each = (Bytes + 63) & ~size_t(63);
+    const unsigned PerStack = unsigned(FiberStack / Each);
+    W->FramePlaces.resize(W->Lanes.size());
+    for (unsigned I = 0; I < W->FramePlaces.size(); ++I) {
+      const unsigned First = I < MaxBlockSize ? 0 : MaxBlockSize;
+      W->FramePlaces[I] =
+          fiberStack(*W, First + (I - First) / PerStack) + (I - First) % PerStack * Each;
+    }
+    W->FrameBytes = Bytes;
+  }
+  L->Frame = W->FramePlaces[L - W->Lanes.data()];
   return L->Frame;
 }
 

@@ -73,6 +73,10 @@ struct Worker {
   pthread_t Thread{};
   LaneState Plain{}; // plain loops: the one work-item running
   std::vector<Lane> Lanes;
+  /// Where each lane's compiled-workgroup frame goes, for frames of FrameBytes
+  /// (__ptx2amd_host_frame).
+  std::vector<uint8_t *> FramePlaces;
+  uint64_t FrameBytes = 0;
   Lane *Current = nullptr;         // the fiber or compiled work-item running
   ctx::fcontext_t Sched = nullptr; // the scheduler, to return to
   const KernelLaunch *Launch = nullptr;

@@ -28,6 +28,7 @@ TEST_CASE("a module loaded from its compiled form runs as the original", "[compi
     REQUIRE(M.unavailableReason(K) == "");
     CHECK(M.execution(K) == Original.execution(K));
     CHECK(M.execution(K) == host::Execution::WorkGroup);
+    CHECK(M.lockstepPoints(K) == Original.lockstepPoints(K));
     REQUIRE(M.metadata(K));
     CHECK(M.metadata(K)->KernargSegmentSize == Original.metadata(K)->KernargSegmentSize);
     CHECK(M.metadata(K)->Args.size() == Original.metadata(K)->Args.size());

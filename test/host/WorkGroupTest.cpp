@@ -114,6 +114,13 @@ TEST_CASE("compiled workgroups and fibers give the same results", "[workgroup]")
     const char *Scan = "_Z10block_scanPKiPiiS1_", *Max = "_Z8max_scanPKfPfi";
     REQUIRE(M.execution(Scan) == host::Execution::WorkGroup);
     REQUIRE(M.execution(Max) == host::Execution::WorkGroup);
+    // Thread 0 reads, then writes buf[kPerBlock - 1]: one address for every lane of the wave
+    // (that a single lane runs it is beyond the analysis), so the wave meets before the store.
+    // The compiled form keeps the count.
+    CHECK(M.lockstepPoints(Scan) >= 1);
+    auto Again = device().loadCompiled(M.compiled(), *amdgpu::findTarget(Target));
+    REQUIRE(bool(Again));
+    CHECK((*Again)->lockstepPoints(Scan) == M.lockstepPoints(Scan));
     const int N = 5000, PerBlock = 512;
     std::vector<int> In(N);
     std::vector<float> F(N);

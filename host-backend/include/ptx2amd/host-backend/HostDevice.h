@@ -62,6 +62,10 @@ struct LaunchConfig {
   /// Runs a compiled workgroup's kernel as fibers, the fallback (PTX2AMD_HOST_FIBERS=1 does so
   /// for every launch): to compare the two.
   bool Fibers = false;
+  /// At most this many of the process's workers take this launch's workgroups (0: all of them;
+  /// more than there are: all). To time a kernel on one core beside all of them in one process.
+  /// A cooperative launch uses every worker.
+  unsigned Workers = 0;
 };
 
 /// How a module is translated for the host: as for a code object of these options.
@@ -73,8 +77,9 @@ struct LoadOptions {
 };
 
 /// The version of LoadedModule::compiled()'s format; loadCompiled() refuses every other. 4: kernels
-/// carry lockstep points (code cached before them would run warp-synchronous code wrongly).
-inline constexpr uint32_t CompiledFormatVersion = 4;
+/// carry lockstep points (code cached before them would run warp-synchronous code wrongly); 5:
+/// each kernel's count of them.
+inline constexpr uint32_t CompiledFormatVersion = 5;
 
 /// How a kernel's workgroup runs.
 enum class Execution {
@@ -106,6 +111,9 @@ public:
   bool usesFibers(llvm::StringRef Kernel) const;
   /// Why \p Kernel runs on the fiber fallback (empty: it does not).
   std::string fiberReason(llvm::StringRef Kernel) const;
+  /// How many places of \p Kernel its wave meets at so that its lanes keep a real wave's
+  /// lockstep order through memory (host-backend/README.md, "Lockstep"); 0 for most kernels.
+  unsigned lockstepPoints(llvm::StringRef Kernel) const;
   /// The host address of a global variable of the module (`.global`/`.const`), or an error.
   /// Every such variable stays in the compiled module and writable: what the host writes there
   /// between launches (cudaMemcpyToSymbol) the next launch reads.
