@@ -59,8 +59,6 @@ bool resume(Worker &W, Lane &L) {
       L.St = Status::Exited;
     } else {
       L.Kind = Op(L.State.PostOp);
-      L.A = L.State.PostA;
-      L.B = L.State.PostB;
       L.Site = L.State.PostSite;
       L.St = Yields[unsigned(L.Kind)] ? Status::Ready : Status::Blocked;
     }
@@ -92,13 +90,13 @@ uint64_t meet(Op K, uint64_t A, uint64_t B, void *Site) {
   }
   Lane &L = *W->Current;
   L.Kind = K;
-  L.A = A;
-  L.B = B;
+  L.State.PostA = A;
+  L.State.PostB = B;
   L.Site = reinterpret_cast<uintptr_t>(Site);
   L.St = Status::Blocked;
   ctx::transfer_t T = ctx::jump_fcontext(W->Sched, nullptr);
   CurrentWorker->Sched = T.fctx;
-  return L.Result;
+  return L.State.Result;
 }
 
 /// Runs one group of a wave: the blocked lanes at the same operation (EXEC = these lanes), the
@@ -112,15 +110,15 @@ void runWaveGroup(Lane *Wave, unsigned Count, unsigned WaveSize, uintptr_t Site)
     const Lane &L = Wave[I];
     if (L.St == Status::Blocked && L.Kind != Op::Barrier && L.Site == Site) {
       Ops.Exec |= uint64_t(1) << I;
-      Ops.A[I] = L.A;
-      Ops.B[I] = L.B;
+      Ops.A[I] = L.State.PostA;
+      Ops.B[I] = L.State.PostB;
       Kind = L.Kind;
     }
   }
   syncOp(Kind).Combine(Ops);
   for (unsigned I = 0; I < Count; ++I)
     if (Ops.Exec >> I & 1) {
-      Wave[I].Result = Wave[I].State.Result = Ops.Result[I];
+      Wave[I].State.Result = Ops.Result[I];
       Wave[I].St = Status::Ready;
     }
 }
@@ -202,7 +200,7 @@ void runFibers(Worker &W, const KernelLaunch &L, unsigned N, unsigned Groups,
       for (unsigned I = 0; I < N; ++I)
         if (Group[I].St != Status::Exited) {
           Group[I].St = Status::Ready;
-          Group[I].Result = 0;
+          Group[I].State.Result = 0;
           Live = true;
         }
     }

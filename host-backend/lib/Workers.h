@@ -45,8 +45,9 @@ struct Lane {
   void *Frame = nullptr;         ///< its coroutine frame (a compiled workgroup), once started
   Status St = Status::Ready;
   Op Kind = Op::Barrier;
-  uintptr_t Site = 0; ///< return address of the runtime call it waits in
-  uint64_t A = 0, B = 0, Result = 0;
+  /// Where it waits: the compiled workgroup's site number, or the fiber's return address of
+  /// the runtime call. Its operands are State.PostA/PostB, its result State.Result.
+  uintptr_t Site = 0;
 };
 
 /// What made a worker leave kernel code through siglongjmp.
