@@ -9,6 +9,14 @@
 namespace ptx2amd::host {
 
 struct LaneState {
+  /// A compiled workgroup's work-item at a synchronisation point (WorkGroup.cpp stores, the
+  /// workgroup's loop reads): the Op it waits in (NoPost: it returned), operands and site; and
+  /// the result it reads when resumed. First: they share a cache line with what the workgroup's
+  /// loop reads of the lane (Workers.h, Lane).
+  uint32_t PostOp;
+  uint32_t Unused;
+  uint64_t PostA, PostB, PostSite;
+  uint64_t Result;
   uint32_t ItemId[3];       ///< workitem.id.{x,y,z}
   uint32_t GroupId[3];      ///< workgroup.id.{x,y,z}
   uint32_t LaneInWave;      ///< 0..WaveSize-1, for mbcnt
@@ -19,13 +27,6 @@ struct LaneState {
   uint64_t DispatchId;
   uint64_t PrivateLo; ///< this work-item's stack, for is.private
   uint64_t PrivateHi;
-  /// A compiled workgroup's work-item at a synchronisation point (WorkGroup.cpp stores, the
-  /// workgroup's loop reads): the Op it waits in (NoPost: it returned), operands and site; and
-  /// the result it reads when resumed.
-  uint32_t PostOp;
-  uint32_t Unused;
-  uint64_t PostA, PostB, PostSite;
-  uint64_t Result;
 };
 
 /// PostOp of a work-item that returned.

@@ -199,8 +199,7 @@ void runFibers(Worker &W, const KernelLaunch &L, unsigned N, unsigned Groups,
       // the others waiting until the watchdog stops the workgroup.
       for (unsigned I = 0; I < N; ++I)
         if (Group[I].St != Status::Exited) {
-          Group[I].St = Status::Ready;
-          Group[I].State.Result = 0;
+          Group[I].St = Status::Ready; // a barrier has no result
           Live = true;
         }
     }

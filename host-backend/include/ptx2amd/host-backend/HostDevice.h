@@ -78,7 +78,7 @@ struct LoadOptions {
 
 /// The version of LoadedModule::compiled()'s format; loadCompiled() refuses every other. 4: kernels
 /// carry lockstep points (code cached before them would run warp-synchronous code wrongly); 5:
-/// each kernel's count of them.
+/// each kernel's count of them, and LaneState's posts first (the code reads other offsets).
 inline constexpr uint32_t CompiledFormatVersion = 5;
 
 /// How a kernel's workgroup runs.
