@@ -179,9 +179,9 @@ void runFibers(Worker &W, const KernelLaunch &L, unsigned N, unsigned Groups,
         AtWaveOp |= Low != NoSite;
       }
       // Per wave with lanes waiting in a wave operation: the group at the lowest code address
-      // runs it. A wave runs code in layout order: the first part of a
-      // divergent region before the other, a loop's body before what follows it, so lanes that
-      // went ahead (to where the wave reconverges) wait for the others to come.
+      // runs it. A wave runs code in layout order: the first part of a divergent region before
+      // the other, a loop's body before what follows it, so lanes that went ahead (to where the
+      // wave reconverges) wait for the others to come.
       if (AtWaveOp) {
         for (unsigned V = 0; V < Waves; ++V)
           if (Lowest[V] != NoSite)
