@@ -17,7 +17,8 @@
 // inside a loop count as varying.
 #include "Lockstep.h"
 
-#include "LaneState.h"
+#include "MatrixEmulation.h"
+#include "SyncOps.h"
 
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/Analysis/AssumptionCache.h"
@@ -140,8 +141,11 @@ public:
 /// write, letting them run first.
 bool sleeps(const CallBase &CB) {
   const Function *Callee = CB.getCalledFunction();
-  return Callee &&
-         (Callee->getIntrinsicID() == Intrinsic::amdgcn_s_sleep || Callee->getName() == rt::Sleep);
+  if (!Callee)
+    return false;
+  const SyncOp *Row =
+      Callee->isIntrinsic() ? findSyncOp(Callee->getIntrinsicID()) : findSyncOp(Callee->getName());
+  return Row && Row->Kind == SyncKind::Yield;
 }
 
 class LockstepPoints {
@@ -502,19 +506,10 @@ bool LockstepPoints::meets(const Instruction &I) const {
   auto *II = dyn_cast<IntrinsicInst>(&I);
   if (!II)
     return false;
-  switch (II->getIntrinsicID()) {
-  case Intrinsic::amdgcn_s_barrier:
-  case Intrinsic::amdgcn_wave_barrier:
-  case Intrinsic::amdgcn_ballot:
-  case Intrinsic::amdgcn_ds_bpermute:
-  case Intrinsic::amdgcn_readlane:
-  case Intrinsic::amdgcn_readfirstlane:
-    return true;
-  default:
-    // The matrix units' emulation gathers operands through ds_bpermute (MatrixEmulation.cpp).
-    StringRef Name = II->getCalledFunction()->getName();
-    return Name.starts_with("llvm.amdgcn.mfma.") || Name.starts_with("llvm.amdgcn.wmma.");
-  }
+  // A sleep is no meeting (the lane spins alone); the matrix units' emulation gathers its
+  // operands through ds_bpermute (MatrixEmulation.cpp).
+  const SyncOp *Row = findSyncOp(II->getIntrinsicID());
+  return (Row && Row->Kind != SyncKind::Yield) || isEmulatedMatrixIntrinsic(II->getIntrinsicID());
 }
 
 void LockstepPoints::transfer(BasicBlock &BB, State &S) {

@@ -39,6 +39,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/ReplaceConstant.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/Support/AMDGPUAddrSpace.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/LowerAtomic.h"
@@ -56,7 +57,8 @@ namespace {
 /// Errors of this file, prefixed with what failed.
 Error fail(ErrorKind K, const Twine &Msg) { return makeError(K, "host backend: " + Msg); }
 
-constexpr unsigned ASFlat = 0, ASLds = 3, ASConst = 4, ASPrivate = 5;
+constexpr unsigned ASFlat = AMDGPUAS::FLAT_ADDRESS, ASLds = AMDGPUAS::LOCAL_ADDRESS,
+                   ASConst = AMDGPUAS::CONSTANT_ADDRESS, ASPrivate = AMDGPUAS::PRIVATE_ADDRESS;
 
 bool isNarrow(unsigned AS) { return AS == ASLds || AS == ASPrivate; }
 

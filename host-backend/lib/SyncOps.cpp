@@ -3,6 +3,8 @@
 
 #include "LaneState.h"
 
+#include "llvm/IR/IntrinsicsAMDGPU.h"
+
 namespace ptx2amd::host {
 namespace {
 
@@ -51,14 +53,17 @@ void combineReadfirstlane(WaveOperands &W) {
     W.Result[I] = First;
 }
 
+using namespace llvm;
+
 constexpr SyncOp Table[] = {
-    {Op::Barrier, rt::Barrier, SyncKind::Workgroup},
-    {Op::WaveBarrier, rt::WaveBarrier, SyncKind::Wave, combineNone},
-    {Op::Ballot, rt::Ballot, SyncKind::Wave, combineBallot},
-    {Op::Bpermute, rt::Bpermute, SyncKind::Wave, combineBpermute},
-    {Op::Readlane, rt::Readlane, SyncKind::Wave, combineReadlane},
-    {Op::Readfirstlane, rt::Readfirstlane, SyncKind::Wave, combineReadfirstlane},
-    {Op::Sleep, rt::Sleep, SyncKind::Yield},
+    {Op::Barrier, rt::Barrier, Intrinsic::amdgcn_s_barrier, SyncKind::Workgroup},
+    {Op::WaveBarrier, rt::WaveBarrier, Intrinsic::amdgcn_wave_barrier, SyncKind::Wave, combineNone},
+    {Op::Ballot, rt::Ballot, Intrinsic::amdgcn_ballot, SyncKind::Wave, combineBallot},
+    {Op::Bpermute, rt::Bpermute, Intrinsic::amdgcn_ds_bpermute, SyncKind::Wave, combineBpermute},
+    {Op::Readlane, rt::Readlane, Intrinsic::amdgcn_readlane, SyncKind::Wave, combineReadlane},
+    {Op::Readfirstlane, rt::Readfirstlane, Intrinsic::amdgcn_readfirstlane, SyncKind::Wave,
+     combineReadfirstlane},
+    {Op::Sleep, rt::Sleep, Intrinsic::amdgcn_s_sleep, SyncKind::Yield},
 };
 static_assert(std::size(Table) == size_t(Op::Count), "one row per Op");
 
@@ -77,6 +82,13 @@ llvm::ArrayRef<SyncOp> syncOps() { return Table; }
 const SyncOp *findSyncOp(llvm::StringRef Runtime) {
   for (const SyncOp &S : Table)
     if (Runtime == S.Runtime)
+      return &S;
+  return nullptr;
+}
+
+const SyncOp *findSyncOp(llvm::Intrinsic::ID Amdgcn) {
+  for (const SyncOp &S : Table)
+    if (Amdgcn == S.Amdgcn)
       return &S;
   return nullptr;
 }

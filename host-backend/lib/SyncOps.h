@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/IR/Intrinsics.h"
 
 #include <cstdint>
 
@@ -44,7 +45,8 @@ struct WaveOperands {
 
 struct SyncOp {
   Op Id;
-  const char *Runtime; ///< the emulator entry point that retargeted code calls (LaneState.h)
+  const char *Runtime;        ///< the emulator entry point that retargeted code calls (LaneState.h)
+  llvm::Intrinsic::ID Amdgcn; ///< the AMDGPU intrinsic that Retarget.cpp turns into that call
   SyncKind Kind;
   /// Wave kind: fills Result for the lanes in Exec.
   void (*Combine)(WaveOperands &W) = nullptr;
@@ -55,5 +57,7 @@ llvm::ArrayRef<SyncOp> syncOps();
 inline const SyncOp &syncOp(Op K) { return syncOps()[unsigned(K)]; }
 /// The row of an emulator entry point, or null when calling it is no synchronisation point.
 const SyncOp *findSyncOp(llvm::StringRef Runtime);
+/// The row of the AMDGPU intrinsic \p Amdgcn, or null when it is no synchronisation point.
+const SyncOp *findSyncOp(llvm::Intrinsic::ID Amdgcn);
 
 } // namespace ptx2amd::host
