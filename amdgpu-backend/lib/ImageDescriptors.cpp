@@ -27,6 +27,15 @@ static_assert(offsetof(ImageObject, Levels) == ImageObjectLevels);
 static_assert(offsetof(ImageObject, TexelBytes) == ImageObjectTexelBytes);
 static_assert(offsetof(ImageObject, Format) == ImageObjectFormat);
 static_assert(offsetof(ImageObject, SamplerInfo) == ImageObjectSamplerInfo);
+static_assert(offsetof(ImageObject, AddressLo) == ImageObjectAddressLo);
+static_assert(offsetof(ImageObject, RowPitch) == ImageObjectRowPitch);
+static_assert(offsetof(ImageObject, FirstLayer) == ImageObjectFirstLayer);
+static_assert(offsetof(ImageObject, BorderColor) == ImageObjectBorderColor);
+static_assert(offsetof(ImageObject, MinLod) == ImageObjectMinLod);
+static_assert(offsetof(ImageObject, LodBias) == ImageObjectLodBias);
+static_assert(packTexelFormat({4, 16, ChannelType::Float, true, true}) ==
+              (4 | 16 << TexelFormatBitsShift | 2 << TexelFormatTypeShift |
+               TexelFormatNormalizedBit | TexelFormatSrgbBit));
 
 namespace {
 
@@ -377,10 +386,10 @@ Error checkResource(const Target &T, const ImageResource &I) {
     return fail(ErrorKind::BadInput, "zero extent");
   if (I.Shape == ImageShape::Buffer)
     return Error::success();
-  if (I.Width > L.MaxExtent || I.Height > L.MaxExtent)
-    return fail(ErrorKind::BadInput, Twine(I.Width) + " x " + Twine(I.Height) + " exceeds " +
-                                         T.Name.data() + "'s largest image extent " +
-                                         Twine(L.MaxExtent));
+  if (I.Width > MaxImageExtent || I.Height > MaxImageExtent)
+    return fail(ErrorKind::BadInput, Twine(I.Width) + " x " + Twine(I.Height) +
+                                         " exceeds the largest image extent " +
+                                         Twine(MaxImageExtent));
   if (I.Depth > L.MaxLayers || I.Layers > L.MaxLayers)
     return fail(ErrorKind::BadInput, "depth or layer count exceeds " + Twine(L.MaxLayers));
   if (!hasHeight(I.Shape) && I.Height != 1)
@@ -414,10 +423,25 @@ Error checkResource(const Target &T, const ImageResource &I) {
       return fail(ErrorKind::BadInput,
                   "a chosen row pitch needs a single-level 1D or 2D image on " +
                       Twine(T.Name.data()));
-    if (I.RowPitch / Bytes - 1 >= (uint64_t(1) << (L.Pitch ? L.Pitch.Bits : L.Depth.Bits)))
+    if (I.RowPitch > UINT32_MAX)
       return fail(ErrorKind::BadInput, "row pitch " + Twine(I.RowPitch) + " too large");
   }
   return Error::success();
+}
+
+/// Whether \p T's image unit can address \p I through a T#; if not, the object takes the
+/// software path (ImageSoftware).
+bool imageUnitTakes(const Target &T, const ImageResource &I) {
+  if (!T.hasImageInstructions())
+    return false;
+  if (I.Shape == ImageShape::Buffer)
+    return true;
+  const GenLayout &L = layoutOf(T);
+  if (I.Width > L.MaxExtent || I.Height > L.MaxExtent)
+    return false;
+  uint64_t Pitch =
+      (I.RowPitch ? I.RowPitch : naturalPitch(I.Width, I.Format.bytes())) / I.Format.bytes();
+  return Pitch - 1 < (uint64_t(1) << (L.Pitch ? L.Pitch.Bits : L.Depth.Bits));
 }
 
 } // namespace
@@ -519,12 +543,26 @@ Expected<ImageObject> buildObject(const Target &T, const ImageResource &I, bool 
   if (!Fmt)
     return Fmt.takeError();
   ImageObject O;
+  uint64_t Address = I.Address, RowPitch = uint64_t(I.Width) * I.Format.bytes();
   if (I.Shape == ImageShape::Buffer) {
     encodeBuffer(T, I, *Fmt, O.Resource);
     O.Flags |= ImageIsBuffer;
   } else {
-    encodeImage(T, I, *Fmt, O.Resource);
+    Expected<ImageLayout> Layout = layoutImage(T, I);
+    if (!Layout)
+      return Layout.takeError();
+    const ImageLevel &Base = Layout->Levels[I.BaseLevel];
+    Address += Base.Offset;
+    RowPitch = Base.RowPitch;
+    if (imageUnitTakes(T, I))
+      encodeImage(T, I, *Fmt, O.Resource);
+    else
+      O.Flags |= ImageSoftware;
   }
+  O.AddressLo = uint32_t(Address);
+  O.AddressHi = uint32_t(Address >> 32);
+  O.RowPitch = uint32_t(RowPitch);
+  O.FirstLayer = I.FirstLayer;
   if (Surface)
     O.Flags |= ImageIsSurface;
   unsigned Levels = (I.LastLevel ? I.LastLevel + 1 : I.MipLevels) - I.BaseLevel;
@@ -620,12 +658,16 @@ Expected<ImageObject> buildTextureObject(const Target &T, const ImageResource &I
       Border = BorderOpaqueBlack;
     else if (C[0] == 1 && C[1] == 1 && C[2] == 1 && C[3] == 1)
       Border = BorderOpaqueWhite;
-    else
-      return fail(ErrorKind::Unsupported,
-                  formatv("border colour ({0}, {1}, {2}, {3}): only transparent black, opaque "
-                          "black and opaque white are supported",
-                          C[0], C[1], C[2], C[3]));
+    else // the S# names these three only
+      O->Flags |= ImageSoftware;
   }
+  for (unsigned K = 0; K < 4; ++K)
+    O->BorderColor[K] = S.BorderColor[K];
+  O->MinLod = S.MinLod;
+  O->MaxLod = S.MaxLod;
+  O->LodBias = S.MipLodBias;
+  if (Image.MipLevels > 1 && S.MipFilter == FilterMode::Linear)
+    O->SamplerInfo |= SamplerInfoMipLinear;
   put(O->Sampler, BorderType, Border);
   unsigned Aniso = S.MaxAnisotropy <= 1 ? 0 : std::min(4u, Log2_32_Ceil(S.MaxAnisotropy));
   put(O->Sampler, MaxAniso, Aniso);

@@ -15,6 +15,11 @@
 //   - surfaces address x in bytes: divided by the texel size; their T# reads raw unsigned
 //     channels, which the .b forms repack into the instruction's elements; .trap and .clamp
 //     compare with the object's extents (.zero is what the hardware does out of range).
+// What the image unit cannot do at all goes to the device library's software path
+// (device-lib/ptx2amd-texture.c: memory reads and filtering in code from the object's plain
+// fields): every access on targets without image instructions (gfx942, gfx950), tex.level,
+// tex.grad and tld4 where the image unit samples at the implicit level only (gfx90a), and, by a
+// branch on the object's ImageSoftware flag, objects the image unit cannot take.
 #include "FunctionLowerer.h"
 
 #include "ptx2amd/amdgpu-backend/ImageDescriptors.h"
@@ -63,18 +68,6 @@ static const GeometryInfo *geometryOf(const ir::Instruction &I) {
   return nullptr;
 }
 
-/// gfx942 and gfx950 (CDNA3, CDNA4) have no image instructions at all (llvm-mc-22 rejects them;
-/// LLVM's code generator would still emit encodings the hardware lacks): their texture and
-/// surface accesses need the software path (loads and filtering in code from the same
-/// descriptors), which is not implemented yet.
-static void requireImageInstructions(FunctionLowerer &L, const ir::Instruction &I) {
-  unsigned Isa = L.S.Target.IsaVersion;
-  if (Isa >= 9400 && Isa < 10000)
-    L.fail(fmt::format("'{}' on {}: the target has no image instructions and the software path "
-                       "is not implemented yet",
-                       ir::opcodeInfo(I.Op).Name, L.S.Target.Name));
-}
-
 /// Loads of one ImageObject, all invariant: objects do not change while a kernel runs.
 struct ImageObjectLoads {
   FunctionLowerer &L;
@@ -100,6 +93,62 @@ struct ImageObjectLoads {
     return L.B.CreateICmpNE(L.B.CreateAnd(u32(img::ImageObjectFlagsOffset), Bit), L.B.getInt32(0));
   }
 };
+
+/// What the target's image unit can do (Target.h); a target outside the table is taken to
+/// have a full image unit.
+static bool hasImageInstructions(const FunctionLowerer &L) {
+  const img::Target *T = img::findTarget(L.S.Target.Name);
+  return !T || T->hasImageInstructions();
+}
+static bool hasExplicitLodSampling(const FunctionLowerer &L) {
+  const img::Target *T = img::findTarget(L.S.Target.Name);
+  return !T || T->hasExplicitLodSampling();
+}
+
+/// A call of the device library's software texture path (ptx2amd-texture.c).
+static Value *softwareCall(FunctionLowerer &L, StringRef Name, llvm::Type *Result,
+                           ArrayRef<Value *> Args) {
+  SmallVector<llvm::Type *, 12> Params;
+  for (Value *A : Args)
+    Params.push_back(A->getType());
+  FunctionCallee F = L.S.M.getOrInsertFunction(Name, FunctionType::get(Result, Params, false));
+  return L.B.CreateCall(F, Args);
+}
+
+/// The image instruction (\p Hardware) or the software path (\p Software): the software path
+/// alone where the target's image unit cannot do the access (\p HardwareCan false), otherwise
+/// chosen at run time by the object's ImageSoftware flag. Either returns the access's value, or
+/// null for stores; every operand they use is computed before the branch.
+static Value *imagePaths(FunctionLowerer &L, ImageObjectLoads &O, bool HardwareCan,
+                         function_ref<Value *()> Software, function_ref<Value *()> Hardware) {
+  if (!HardwareCan)
+    return Software();
+  IRBuilder<> &B = L.B;
+  BasicBlock *Soft = BasicBlock::Create(L.S.Ctx, "image.software", &L.LF);
+  BasicBlock *Hard = BasicBlock::Create(L.S.Ctx, "image.hardware", &L.LF);
+  BasicBlock *Join = BasicBlock::Create(L.S.Ctx, "image.join", &L.LF);
+  B.CreateCondBr(O.flag(img::ImageSoftware), Soft, Hard);
+  B.SetInsertPoint(Soft);
+  Value *FromSoftware = Software();
+  BasicBlock *SoftEnd = B.GetInsertBlock();
+  B.CreateBr(Join);
+  B.SetInsertPoint(Hard);
+  Value *FromHardware = Hardware();
+  BasicBlock *HardEnd = B.GetInsertBlock();
+  B.CreateBr(Join);
+  B.SetInsertPoint(Join);
+  if (!FromSoftware)
+    return nullptr;
+  PHINode *P = B.CreatePHI(FromSoftware->getType(), 2);
+  P->addIncoming(FromSoftware, SoftEnd);
+  P->addIncoming(FromHardware, HardEnd);
+  return P;
+}
+
+static_assert(unsigned(Geometry::ACube) == img::SoftwareGeometryCubeArray &&
+                  unsigned(Geometry::A2D) == img::SoftwareGeometryArray2D &&
+                  unsigned(Geometry::D3) == img::SoftwareGeometry3D,
+              "the software path numbers geometries as Geometry does");
 
 Value *FunctionLowerer::imageObject(const Operand &A) {
   if (A.K != Operand::Address)
@@ -181,43 +230,71 @@ void FunctionLowerer::texture(const ir::Instruction &I) {
     fail("texture results other than .f32/.s32/.u32 are not supported yet");
   if (I.Operands.size() < 2)
     fail("missing operands");
-  requireImageInstructions(*this, I);
   bool Gather = I.Op == Opcode::Tld4;
   bool Level = I.has(Mod::Level), Grad = I.has(Mod::Grad);
+  if (Gather && (Grad || Level))
+    fail("tld4 with .level or .grad does not exist");
   size_t Extra = 2 + (Level ? 1 : 0) + (Grad ? 2 : 0);
   if (I.Operands.size() > Extra)
     fail("texture offsets and depth comparison are not supported yet");
+  bool IsCube = G->G == Geometry::Cube || G->G == Geometry::ACube;
+  if (CoordT == ir::Type::S32 && (Gather || Grad || IsCube))
+    fail("integer coordinates with this texture form are not supported");
+  if (CoordT != ir::Type::S32 && CoordT != ir::Type::F32)
+    fail("texture coordinates other than .f32/.s32 are not supported");
+  unsigned GatherComponent = 0;
+  if (Gather) {
+    static constexpr Mod Components[] = {Mod::R, Mod::G, Mod::B, Mod::A};
+    unsigned Found = 0;
+    for (unsigned K = 0; K < 4; ++K)
+      if (I.has(Components[K]))
+        GatherComponent = K, ++Found;
+    if (!Found)
+      fail("tld4 needs a component (.r, .g, .b or .a)");
+  }
   ImageObjectLoads O{*this, imageObject(I.Operands[1])};
   std::vector<const Operand *> C =
       elementsOf(*this, coordinates(*this, I.Operands[1]), G->PtxCoords);
   // PTX puts the layer first: {layer, x, y, z}.
   unsigned First = G->Layered ? 1 : 0;
   llvm::Type *F32 = B.getFloatTy(), *I32 = B.getInt32Ty();
-  auto *V4F = FixedVectorType::get(F32, 4);
+  auto *V4F = FixedVectorType::get(F32, 4), *V4I = FixedVectorType::get(I32, 4);
   auto *Rsrc = FixedVectorType::get(I32, 8), *Samp = FixedVectorType::get(I32, 4);
   Value *Layer = G->Layered ? get(*C[0], ir::Type::S32) : nullptr;
+  Value *Geom = B.getInt32(unsigned(G->G));
+  // The image unit has everything but explicit-level sampling and gathers on CDNA.
+  bool HardwareCan = hasImageInstructions(*this) &&
+                     (hasExplicitLodSampling(*this) || (!Level && !Grad && !Gather));
+  auto Texels = [&](Value *FromSoftware) { return B.CreateBitCast(FromSoftware, V4F); };
 
   if (CoordT == ir::Type::S32) {
-    if (Gather || Grad || G->G == Geometry::Cube || G->G == Geometry::ACube)
-      fail("integer coordinates with this texture form are not supported");
     SmallVector<Value *, 4> Coords;
     for (unsigned K = 0; K < G->Spatial; ++K)
       Coords.push_back(get(*C[First + K], ir::Type::S32));
-    if (Layer)
-      Coords.push_back(Layer);
     Value *Mip = Level ? B.CreateFPToSI(get(I.Operands[2], ir::Type::F32), I32) : nullptr;
-    // tex1Dfetch on linear memory: a formatted load of element x through the V#.
-    Value *Texels;
-    auto ImageLoad = [&]() {
-      Intrinsic::ID ID = imageIntrinsicId(*this, Mip ? "load.mip" : "load", G->Dim);
-      SmallVector<Value *, 8> Args{B.getInt32(15)};
-      Args.append(Coords.begin(), Coords.end());
-      if (Mip)
-        Args.push_back(Mip);
-      Args.append({O.resource(), B.getInt32(0), B.getInt32(0)});
-      return B.CreateCall(imageIntrinsic(*this, ID, {V4F, I32, Rsrc}), Args);
+    auto Software = [&]() -> Value * {
+      Value *Z = B.getInt32(0);
+      return Texels(
+          softwareCall(*this, "__ptx2amd_tex_fetch", V4I,
+                       {O.Object, Geom, Coords[0], G->Spatial > 1 ? Coords[1] : Z,
+                        G->Spatial > 2 ? Coords[2] : Z, Layer ? Layer : Z, Mip ? Mip : Z}));
     };
-    if (G->G == Geometry::D1) {
+    auto Hardware = [&]() -> Value * {
+      SmallVector<Value *, 4> HwCoords(Coords);
+      if (Layer)
+        HwCoords.push_back(Layer);
+      auto ImageLoad = [&]() {
+        Intrinsic::ID ID = imageIntrinsicId(*this, Mip ? "load.mip" : "load", G->Dim);
+        SmallVector<Value *, 8> Args{B.getInt32(15)};
+        Args.append(HwCoords.begin(), HwCoords.end());
+        if (Mip)
+          Args.push_back(Mip);
+        Args.append({O.resource(), B.getInt32(0), B.getInt32(0)});
+        return B.CreateCall(imageIntrinsic(*this, ID, {V4F, I32, Rsrc}), Args);
+      };
+      if (G->G != Geometry::D1)
+        return ImageLoad();
+      // tex1Dfetch on linear memory: a formatted load of element x through the V#.
       BasicBlock *Buf = BasicBlock::Create(S.Ctx, "tex.buffer", &LF);
       BasicBlock *Img = BasicBlock::Create(S.Ctx, "tex.image", &LF);
       BasicBlock *Join = BasicBlock::Create(S.Ctx, "tex.join", &LF);
@@ -235,24 +312,22 @@ void FunctionLowerer::texture(const ir::Instruction &I) {
       PHINode *P = B.CreatePHI(V4F, 2);
       P->addIncoming(FromBuffer, Buf);
       P->addIncoming(FromImage, ImgEnd);
-      Texels = P;
-    } else {
-      Texels = ImageLoad();
-    }
-    defineTexels(*this, I.Operands[0], Texels, ResultT);
+      return P;
+    };
+    defineTexels(*this, I.Operands[0], imagePaths(*this, O, HardwareCan, Software, Hardware),
+                 ResultT);
     return;
   }
-  if (CoordT != ir::Type::F32)
-    fail("texture coordinates other than .f32/.s32 are not supported");
 
   SmallVector<Value *, 4> Coords;
   for (unsigned K = 0; K < G->Spatial; ++K)
     Coords.push_back(get(*C[First + K], ir::Type::F32));
-  SmallVector<Value *, 6> Derivs;
+  Value *Lod = Level ? get(I.Operands[2], ir::Type::F32) : nullptr;
+  SmallVector<Value *, 6> Derivs; // d/dx components, then d/dy
   if (Grad) {
     std::vector<const Operand *> Dx = elementsOf(*this, I.Operands[2 + Level], 1);
     std::vector<const Operand *> Dy = elementsOf(*this, I.Operands[3 + Level], 1);
-    unsigned N = G->G == Geometry::Cube || G->G == Geometry::ACube ? 2 : G->Spatial;
+    unsigned N = IsCube ? 2 : G->Spatial;
     if (Dx.size() < N || Dy.size() < N)
       fail("missing gradient components");
     for (unsigned K = 0; K < N; ++K)
@@ -260,79 +335,88 @@ void FunctionLowerer::texture(const ir::Instruction &I) {
     for (unsigned K = 0; K < N; ++K)
       Derivs.push_back(get(*Dy[K], ir::Type::F32));
   }
-  if (G->G == Geometry::Cube || G->G == Geometry::ACube) {
-    // Direction -> face coordinates in [1, 2] and the face (+ 8 x layer), as AMD's image unit
-    // expects.
-    Value *X = Coords[0], *Y = Coords[1], *Z = Coords[2];
-    Value *Id = intrinsic(Intrinsic::amdgcn_cubeid, {}, {X, Y, Z});
-    Value *Sc = intrinsic(Intrinsic::amdgcn_cubesc, {}, {X, Y, Z});
-    Value *Tc = intrinsic(Intrinsic::amdgcn_cubetc, {}, {X, Y, Z});
-    Value *Ma = intrinsic(Intrinsic::amdgcn_cubema, {}, {X, Y, Z});
-    Value *Inv =
-        B.CreateFDiv(ConstantFP::get(F32, 1.0), B.CreateUnaryIntrinsic(Intrinsic::fabs, Ma));
-    Value *Half3 = ConstantFP::get(F32, 1.5);
-    Coords = {B.CreateFAdd(B.CreateFMul(Sc, Inv), Half3),
-              B.CreateFAdd(B.CreateFMul(Tc, Inv), Half3), Id};
-    if (Layer)
-      Coords[2] =
-          B.CreateFAdd(B.CreateFMul(B.CreateSIToFP(Layer, F32), ConstantFP::get(F32, 8)), Id);
-  } else {
-    // Unnormalized coordinates the sampler cannot take: normalize them here.
-    Value *InCode = O.flag(img::ImageNormalizeInCode);
-    static constexpr unsigned Extents[] = {img::ImageObjectWidth, img::ImageObjectHeight,
-                                           img::ImageObjectDepth};
-    for (unsigned K = 0; K < G->Spatial; ++K) {
-      Value *Ext = B.CreateUIToFP(O.u32(Extents[K]), F32);
-      Coords[K] = B.CreateSelect(InCode, B.CreateFDiv(Coords[K], Ext), Coords[K]);
-      if (Grad) {
-        Derivs[K] = B.CreateSelect(InCode, B.CreateFDiv(Derivs[K], Ext), Derivs[K]);
-        unsigned N = Derivs.size() / 2;
-        Derivs[N + K] = B.CreateSelect(InCode, B.CreateFDiv(Derivs[N + K], Ext), Derivs[N + K]);
-      }
-    }
-    if (Layer)
-      Coords.push_back(B.CreateSIToFP(Layer, F32));
-  }
 
-  // CDNA's image unit samples at the implicit level only (no _l/_lz/_d/gather4): there a plain
-  // tex is image_sample, the same as level 0 on single-level images.
-  bool Cdna = S.Target.IsaVersion < 10000;
-  if (Cdna && (Level || Grad || Gather))
-    fail(fmt::format("'{}' on {}: CDNA has no image sampling at an explicit level, with "
-                     "gradients or gathers, and the software path is not implemented yet",
-                     Gather  ? "tld4"
-                     : Level ? "tex.level"
-                             : "tex.grad",
-                     S.Target.Name));
-  bool Implicit = Cdna && !Level && !Grad && !Gather;
-  unsigned DMask = 15;
-  StringRef Op = Grad ? "sample.d" : Implicit ? "sample" : "sample.l";
-  if (Gather) {
-    if (Grad || Level)
-      fail("tld4 with .level or .grad does not exist");
-    static constexpr std::pair<Mod, unsigned> Components[] = {
-        {Mod::R, 1}, {Mod::G, 2}, {Mod::B, 4}, {Mod::A, 8}};
-    DMask = 0;
-    for (auto [M, Bit] : Components)
-      if (I.has(M))
-        DMask = Bit;
-    if (!DMask)
-      fail("tld4 needs a component (.r, .g, .b or .a)");
-    Op = "gather4.l";
-  }
-  SmallVector<Value *, 12> Args{B.getInt32(DMask)};
-  Args.append(Derivs.begin(), Derivs.end());
-  Args.append(Coords.begin(), Coords.end());
-  if (!Grad && !Implicit) // tex without .level samples level 0
-    Args.push_back(Level ? get(I.Operands[2], ir::Type::F32) : ConstantFP::get(F32, 0.0));
-  Args.append({O.resource(), O.sampler(), B.getFalse(), B.getInt32(0), B.getInt32(0)});
-  Intrinsic::ID ID = imageIntrinsicId(*this, Op, G->Dim);
-  SmallVector<llvm::Type *, 3> Overloads{V4F};
-  if (Grad)
-    Overloads.push_back(F32);          // derivative type
-  Overloads.append({F32, Rsrc, Samp}); // coordinate, resource and sampler types
-  Value *Texels = B.CreateCall(imageIntrinsic(*this, ID, Overloads), Args);
-  defineTexels(*this, I.Operands[0], Texels, ResultT);
+  auto Software = [&]() -> Value * {
+    Value *Zf = ConstantFP::get(F32, 0.0);
+    SmallVector<Value *, 12> Args{O.Object, Geom};
+    for (unsigned K = 0; K < 3; ++K)
+      Args.push_back(K < Coords.size() ? Coords[K] : Zf);
+    Args.push_back(Layer ? Layer : B.getInt32(0));
+    if (Gather) {
+      Args.push_back(B.getInt32(GatherComponent));
+      return Texels(softwareCall(*this, "__ptx2amd_tex_gather", V4I, Args));
+    }
+    if (Grad) {
+      unsigned N = Derivs.size() / 2;
+      for (unsigned D = 0; D < 2; ++D)
+        for (unsigned K = 0; K < 3; ++K)
+          Args.push_back(K < N ? Derivs[D * N + K] : Zf);
+      return Texels(softwareCall(*this, "__ptx2amd_tex_grad", V4I, Args));
+    }
+    Args.push_back(Lod ? Lod : Zf); // tex without .level samples level 0
+    return Texels(softwareCall(*this, "__ptx2amd_tex_level", V4I, Args));
+  };
+
+  auto Hardware = [&]() -> Value * {
+    SmallVector<Value *, 4> HwCoords(Coords);
+    SmallVector<Value *, 6> HwDerivs(Derivs);
+    if (IsCube) {
+      // Direction -> face coordinates in [1, 2] and the face (+ 8 x layer), as AMD's image
+      // unit expects.
+      Value *X = Coords[0], *Y = Coords[1], *Z = Coords[2];
+      Value *Id = intrinsic(Intrinsic::amdgcn_cubeid, {}, {X, Y, Z});
+      Value *Sc = intrinsic(Intrinsic::amdgcn_cubesc, {}, {X, Y, Z});
+      Value *Tc = intrinsic(Intrinsic::amdgcn_cubetc, {}, {X, Y, Z});
+      Value *Ma = intrinsic(Intrinsic::amdgcn_cubema, {}, {X, Y, Z});
+      Value *Inv =
+          B.CreateFDiv(ConstantFP::get(F32, 1.0), B.CreateUnaryIntrinsic(Intrinsic::fabs, Ma));
+      Value *Half3 = ConstantFP::get(F32, 1.5);
+      HwCoords = {B.CreateFAdd(B.CreateFMul(Sc, Inv), Half3),
+                  B.CreateFAdd(B.CreateFMul(Tc, Inv), Half3), Id};
+      if (Layer)
+        HwCoords[2] =
+            B.CreateFAdd(B.CreateFMul(B.CreateSIToFP(Layer, F32), ConstantFP::get(F32, 8)), Id);
+    } else {
+      // Unnormalized coordinates the sampler cannot take: normalize them here.
+      Value *InCode = O.flag(img::ImageNormalizeInCode);
+      static constexpr unsigned Extents[] = {img::ImageObjectWidth, img::ImageObjectHeight,
+                                             img::ImageObjectDepth};
+      for (unsigned K = 0; K < G->Spatial; ++K) {
+        Value *Ext = B.CreateUIToFP(O.u32(Extents[K]), F32);
+        HwCoords[K] = B.CreateSelect(InCode, B.CreateFDiv(HwCoords[K], Ext), HwCoords[K]);
+        if (Grad) {
+          unsigned N = HwDerivs.size() / 2;
+          for (unsigned D : {K, N + K})
+            HwDerivs[D] = B.CreateSelect(InCode, B.CreateFDiv(HwDerivs[D], Ext), HwDerivs[D]);
+        }
+      }
+      if (Layer)
+        HwCoords.push_back(B.CreateSIToFP(Layer, F32));
+    }
+    // CDNA's image unit samples at the implicit level only: there a plain tex is image_sample,
+    // the same as level 0 on single-level images.
+    bool Implicit = !hasExplicitLodSampling(*this);
+    StringRef Op = Grad ? "sample.d" : Implicit ? "sample" : "sample.l";
+    unsigned DMask = 15;
+    if (Gather) {
+      DMask = 1u << GatherComponent;
+      Op = "gather4.l";
+    }
+    SmallVector<Value *, 12> Args{B.getInt32(DMask)};
+    Args.append(HwDerivs.begin(), HwDerivs.end());
+    Args.append(HwCoords.begin(), HwCoords.end());
+    if (!Grad && !Implicit) // tex without .level samples level 0
+      Args.push_back(Lod ? Lod : ConstantFP::get(F32, 0.0));
+    Args.append({O.resource(), O.sampler(), B.getFalse(), B.getInt32(0), B.getInt32(0)});
+    Intrinsic::ID ID = imageIntrinsicId(*this, Op, G->Dim);
+    SmallVector<llvm::Type *, 3> Overloads{V4F};
+    if (Grad)
+      Overloads.push_back(F32);          // derivative type
+    Overloads.append({F32, Rsrc, Samp}); // coordinate, resource and sampler types
+    return B.CreateCall(imageIntrinsic(*this, ID, Overloads), Args);
+  };
+  defineTexels(*this, I.Operands[0], imagePaths(*this, O, HardwareCan, Software, Hardware),
+               ResultT);
 }
 
 /// A txq/suq attribute of the object, computed from its plain fields.
@@ -486,7 +570,6 @@ void FunctionLowerer::surface(const ir::Instruction &I) {
     fail("surface instruction without a type");
   if (!I.has(Mod::B) && !I.has(Mod::P))
     fail("surface access needs .b or .p");
-  requireImageInstructions(*this, I);
   bool Load = I.Op == Opcode::Suld;
   if (I.Operands.size() < 2)
     fail("missing operands");
@@ -498,22 +581,36 @@ void FunctionLowerer::surface(const ir::Instruction &I) {
   unsigned N = surfaceVectorWidth(I);
   llvm::Type *I32 = B.getInt32Ty(), *I128 = B.getIntNTy(128);
   auto *V4I = FixedVectorType::get(I32, 4), *Rsrc = FixedVectorType::get(I32, 8);
+  bool HardwareCan = hasImageInstructions(*this);
+  // The software path's coordinates: x, y, z, layer.
+  SmallVector<Value *, 8> SoftArgs{Object, B.getInt32(unsigned(G->G))};
+  for (unsigned K = 0; K < 3; ++K)
+    SoftArgs.push_back(K < G->Spatial ? Coords[K] : B.getInt32(0));
+  SoftArgs.push_back(G->Layered ? Coords[G->Spatial] : B.getInt32(0));
   TexelBits TB = texelBits(*this, Object);
   Value *Bits128 = B.CreateZExt(TB.Bits, I128);
   Value *Mask128 = B.CreateZExt(TB.Mask, I128);
   if (Load) {
-    Intrinsic::ID ID = imageIntrinsicId(*this, "load", G->Dim);
-    SmallVector<Value *, 8> Args{B.getInt32(15)};
-    Args.append(Coords.begin(), Coords.end());
-    Args.append({O.resource(), B.getInt32(0), B.getInt32(0)});
-    Value *Texel = B.CreateCall(imageIntrinsic(*this, ID, {V4I, I32, Rsrc}), Args);
-    Value *Raw = ConstantInt::get(I128, 0);
-    for (unsigned K = 0; K < 4; ++K) {
-      Value *Ch = B.CreateAnd(B.CreateZExt(B.CreateExtractElement(Texel, K), I128), Mask128);
-      Value *Shifted = B.CreateShl(Ch, B.CreateMul(Bits128, ConstantInt::get(I128, K)));
-      Value *Present = B.CreateICmpULT(B.getInt32(K), TB.Channels);
-      Raw = B.CreateOr(Raw, B.CreateSelect(Present, Shifted, ConstantInt::get(I128, 0)));
-    }
+    auto Software = [&]() -> Value * {
+      return softwareCall(*this, "__ptx2amd_surface_load", V4I, SoftArgs);
+    };
+    auto Hardware = [&]() -> Value * {
+      Intrinsic::ID ID = imageIntrinsicId(*this, "load", G->Dim);
+      SmallVector<Value *, 8> Args{B.getInt32(15)};
+      Args.append(Coords.begin(), Coords.end());
+      Args.append({O.resource(), B.getInt32(0), B.getInt32(0)});
+      Value *Texel = B.CreateCall(imageIntrinsic(*this, ID, {V4I, I32, Rsrc}), Args);
+      // The channels' low bits, channel 0 lowest: the texel's bytes.
+      Value *Raw = ConstantInt::get(I128, 0);
+      for (unsigned K = 0; K < 4; ++K) {
+        Value *Ch = B.CreateAnd(B.CreateZExt(B.CreateExtractElement(Texel, K), I128), Mask128);
+        Value *Shifted = B.CreateShl(Ch, B.CreateMul(Bits128, ConstantInt::get(I128, K)));
+        Value *Present = B.CreateICmpULT(B.getInt32(K), TB.Channels);
+        Raw = B.CreateOr(Raw, B.CreateSelect(Present, Shifted, ConstantInt::get(I128, 0)));
+      }
+      return B.CreateBitCast(Raw, V4I);
+    };
+    Value *Raw = B.CreateBitCast(imagePaths(*this, O, HardwareCan, Software, Hardware), I128);
     std::vector<const Operand *> Dst = elementsOf(*this, I.Operands[0], N);
     for (unsigned K = 0; K < N; ++K) {
       Value *E = B.CreateTrunc(B.CreateLShr(Raw, uint64_t(K) * EB), B.getIntNTy(EB));
@@ -528,44 +625,68 @@ void FunctionLowerer::surface(const ir::Instruction &I) {
       Value *E = B.CreateZExt(get(*Src[K], T), I128);
       Raw = B.CreateOr(Raw, B.CreateShl(E, uint64_t(K) * EB));
     }
-    Value *Texel = PoisonValue::get(V4I);
-    for (unsigned K = 0; K < 4; ++K) {
-      Value *Ch =
-          B.CreateAnd(B.CreateLShr(Raw, B.CreateMul(Bits128, ConstantInt::get(I128, K))), Mask128);
-      Texel = B.CreateInsertElement(Texel, B.CreateTrunc(Ch, I32), K);
-    }
-    Intrinsic::ID ID = imageIntrinsicId(*this, "store", G->Dim);
-    // Stores take float data; the bits go through unchanged.
-    SmallVector<Value *, 8> Args{B.CreateBitCast(Texel, FixedVectorType::get(B.getFloatTy(), 4)),
-                                 B.getInt32(15)};
-    Args.append(Coords.begin(), Coords.end());
-    Args.append({O.resource(), B.getInt32(0), B.getInt32(0)});
-    B.CreateCall(imageIntrinsic(*this, ID, {FixedVectorType::get(B.getFloatTy(), 4), I32, Rsrc}),
-                 Args);
+    auto Software = [&]() -> Value * {
+      SmallVector<Value *, 8> Args(SoftArgs);
+      Args.push_back(B.CreateBitCast(Raw, V4I));
+      softwareCall(*this, "__ptx2amd_surface_store", B.getVoidTy(), Args);
+      return nullptr;
+    };
+    auto Hardware = [&]() -> Value * {
+      Value *Texel = PoisonValue::get(V4I);
+      for (unsigned K = 0; K < 4; ++K) {
+        Value *Ch = B.CreateAnd(B.CreateLShr(Raw, B.CreateMul(Bits128, ConstantInt::get(I128, K))),
+                                Mask128);
+        Texel = B.CreateInsertElement(Texel, B.CreateTrunc(Ch, I32), K);
+      }
+      Intrinsic::ID ID = imageIntrinsicId(*this, "store", G->Dim);
+      // Stores take float data; the bits go through unchanged.
+      SmallVector<Value *, 8> Args{B.CreateBitCast(Texel, FixedVectorType::get(B.getFloatTy(), 4)),
+                                   B.getInt32(15)};
+      Args.append(Coords.begin(), Coords.end());
+      Args.append({O.resource(), B.getInt32(0), B.getInt32(0)});
+      B.CreateCall(imageIntrinsic(*this, ID, {FixedVectorType::get(B.getFloatTy(), 4), I32, Rsrc}),
+                   Args);
+      return nullptr;
+    };
+    imagePaths(*this, O, HardwareCan, Software, Hardware);
     return;
   }
   // sured: one 32-bit atomic on the texel.
   if (EB != 32)
     fail("surface reductions other than 32-bit are not supported yet");
   const char *Op = nullptr;
+  img::SoftwareSurfaceAtomic SoftOp;
   bool Signed = T == ir::Type::S32;
   if (I.has(Mod::Add))
-    Op = "atomic.add";
+    Op = "atomic.add", SoftOp = img::SurfaceAtomicAdd;
   else if (I.has(Mod::Min))
-    Op = Signed ? "atomic.smin" : "atomic.umin";
+    Op = Signed ? "atomic.smin" : "atomic.umin",
+    SoftOp = Signed ? img::SurfaceAtomicMinS : img::SurfaceAtomicMinU;
   else if (I.has(Mod::Max))
-    Op = Signed ? "atomic.smax" : "atomic.umax";
+    Op = Signed ? "atomic.smax" : "atomic.umax",
+    SoftOp = Signed ? img::SurfaceAtomicMaxS : img::SurfaceAtomicMaxU;
   else if (I.has(Mod::And))
-    Op = "atomic.and";
+    Op = "atomic.and", SoftOp = img::SurfaceAtomicAnd;
   else if (I.has(Mod::Or))
-    Op = "atomic.or";
+    Op = "atomic.or", SoftOp = img::SurfaceAtomicOr;
   else
     fail("unsupported surface reduction");
-  Intrinsic::ID ID = imageIntrinsicId(*this, Op, G->Dim);
-  SmallVector<Value *, 8> Args{get(I.Operands[1], T)};
-  Args.append(Coords.begin(), Coords.end());
-  Args.append({O.resource(), B.getInt32(0), B.getInt32(0)});
-  B.CreateCall(imageIntrinsic(*this, ID, {I32, I32, Rsrc}), Args);
+  Value *Operand = get(I.Operands[1], T);
+  auto Software = [&]() -> Value * {
+    SmallVector<Value *, 8> Args(SoftArgs);
+    Args.append({B.getInt32(SoftOp), Operand});
+    softwareCall(*this, "__ptx2amd_surface_atomic", B.getVoidTy(), Args);
+    return nullptr;
+  };
+  auto Hardware = [&]() -> Value * {
+    Intrinsic::ID ID = imageIntrinsicId(*this, Op, G->Dim);
+    SmallVector<Value *, 8> Args{Operand};
+    Args.append(Coords.begin(), Coords.end());
+    Args.append({O.resource(), B.getInt32(0), B.getInt32(0)});
+    B.CreateCall(imageIntrinsic(*this, ID, {I32, I32, Rsrc}), Args);
+    return nullptr;
+  };
+  imagePaths(*this, O, HardwareCan, Software, Hardware);
 }
 
 void FunctionLowerer::surfaceQuery(const ir::Instruction &I) {

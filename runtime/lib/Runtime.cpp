@@ -4,6 +4,8 @@
 #include "Driver.h"
 #include "Graphs.h"
 
+#include "ptx2amd/amdgpu-backend/ImageDescriptors.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 #include <atomic>
@@ -73,9 +75,9 @@ cudaDeviceProp deviceProperties(const loader::DeviceProperties &P) {
   D.hostRegisterSupported = D.canUseHostPointerForRegisteredMem = 1;
   // cudaMallocAsync and memory pools (not exportable to shareable handles).
   D.memoryPoolsSupported = 1;
-  // The limits of AMD's image resources (14-bit width and height, 13-bit depth and array size,
-  // a 14-bit pitch in elements of up to 16 bytes), which textures and surfaces are made of.
-  const int Dim = 16384, Depth = 8192, Layers = 8192;
+  // Widths and heights up to amdgpu::MaxImageExtent (beyond the T#'s 14-bit fields, images take
+  // the software texture path); depth and array size are the T#'s 13-bit fields.
+  const int Dim = int(amdgpu::MaxImageExtent), Depth = 8192, Layers = 8192;
   D.maxTexture1D = D.maxTexture1DMipmap = D.maxTextureCubemap = Dim;
   D.maxTexture2D[0] = D.maxTexture2D[1] = D.maxTexture2DMipmap[0] = D.maxTexture2DMipmap[1] = Dim;
   D.maxTexture2DLinear[0] = D.maxTexture2DLinear[1] = Dim;

@@ -7,16 +7,7 @@
 namespace conformance {
 
 const std::vector<KnownFailure> &knownFailures() {
-  // gfx90a (CDNA2) samples at the implicit level only: tex.level and tld4 need the software path
-  // (LowerTexture.cpp), which is not written yet.
-  static const std::vector<KnownFailure> List = [] {
-    std::vector<KnownFailure> L = {{"texture", "tex.level.2d.f32.mip-point", "gfx90a"},
-                                   {"texture", "tex.level.2d.f32.mip-linear", "gfx90a"}};
-    for (const char *Comp : {"r", "g", "b", "a"})
-      for (const char *Mode : {"wrap", "clamp", "mirror", "border"})
-        L.push_back({"texture", std::string("tld4.") + Comp + ".2d.u8x4n." + Mode, "gfx90a"});
-    return L;
-  }();
+  static const std::vector<KnownFailure> List;
   return List;
 }
 

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "ptx2amd/amdgpu-backend/ImageObjectLayout.h"
 #include "ptx2amd/amdgpu-backend/Target.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -87,6 +88,10 @@ struct ImageLayout {
   llvm::SmallVector<ImageLevel, 4> Levels;
 };
 
+/// The largest width or height of an image on every target: the T#'s on gfx12; elsewhere images
+/// wider or taller than the T# holds (16384) take the software path (ImageSoftware).
+inline constexpr uint32_t MaxImageExtent = 65536;
+
 /// How a CUDA array of \p Image's shape, format, extent and levels is laid out in memory so that
 /// \p T's image unit addresses it (linear tiling, the target's pitch alignment). An error names
 /// an extent or format \p T cannot hold.
@@ -106,19 +111,6 @@ struct SamplerState {
   float BorderColor[4] = {0, 0, 0, 0};
   unsigned MaxAnisotropy = 0;
   float MipLodBias = 0, MinLod = 0, MaxLod = 0;
-};
-
-/// What the kernel must do in code because the hardware cannot express a CUDA mode directly
-/// (the lowering tests these bits; DESIGN.md lists which modes take which path).
-enum ImageObjectFlags : uint32_t {
-  ImageIsSurface = 1u << 0,
-  /// Resource holds a V# (buffer resource, first 4 dwords): tex1Dfetch on linear memory is a
-  /// formatted buffer load by element index, not an image instruction.
-  ImageIsBuffer = 1u << 1,
-  /// Unnormalized coordinates on a shape where AMD's FORCE_UNNORMALIZED does not apply (3D,
-  /// arrays' and cube maps' faces, mipmapped images): the S# samples normalized coordinates and
-  /// the kernel divides each coordinate by the extent (Width, Height, Depth below) first.
-  ImageNormalizeInCode = 1u << 2,
 };
 
 /// TexelFormat packed into one dword (ImageObject::Format) for txq/suq and the image unit:
@@ -144,35 +136,14 @@ struct ImageObject {
   /// than descriptor decoding: width, height, depth, layers, levels (of the view), texel bytes.
   uint32_t Width = 0, Height = 0, Depth = 0, Layers = 0, Levels = 0, TexelBytes = 0;
   uint32_t Format = 0;      ///< packTexelFormat of the texels
-  uint32_t SamplerInfo = 0; ///< txq's view of the sampler: see ImageSamplerInfo
-  uint32_t Spare[11] = {};
+  uint32_t SamplerInfo = 0; ///< txq's view of the sampler: see ImageSamplerInfoBits
+  /// The software path's view (ImageObjectLayout.h): the view's first level and layer.
+  uint32_t AddressLo = 0, AddressHi = 0, RowPitch = 0, FirstLayer = 0;
+  float BorderColor[4] = {0, 0, 0, 0};
+  float MinLod = 0, MaxLod = 0, LodBias = 0;
 };
-static_assert(sizeof(ImageObject) == 128, "the lowering reads ImageObject at fixed offsets");
-
-/// Byte offsets of ImageObject's fields, for the lowering's loads.
-enum ImageObjectOffset : unsigned {
-  ImageObjectResource = 0,
-  ImageObjectSampler = 32,
-  ImageObjectFlagsOffset = 48,
-  ImageObjectWidth = 52,
-  ImageObjectHeight = 56,
-  ImageObjectDepth = 60,
-  ImageObjectLayers = 64,
-  ImageObjectLevels = 68,
-  ImageObjectTexelBytes = 72,
-  ImageObjectFormat = 76,
-  ImageObjectSamplerInfo = 80,
-};
-
-/// ImageObject::SamplerInfo: filter mode bit 0, normalized coordinates bit 1, address modes of
-/// the three dimensions in bits 8-9, 10-11, 12-13 (AddressMode values).
-enum ImageSamplerInfo : uint32_t {
-  SamplerInfoLinear = 1u << 0,
-  SamplerInfoNormalized = 1u << 1,
-  SamplerInfoAddressShift = 8,
-};
-
-static_assert(sizeof(ImageObject) == 128, "the lowering reads ImageObject at fixed offsets");
+static_assert(sizeof(ImageObject) == ImageObjectBytes,
+              "the lowering reads ImageObject at fixed offsets");
 
 /// The object for a texture over \p Image sampled as \p Sampler on \p T. An error names a
 /// combination \p T cannot express at all.

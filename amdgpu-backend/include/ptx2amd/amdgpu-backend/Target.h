@@ -36,6 +36,12 @@ struct Target {
   constexpr bool isWave64() const { return WaveSize == 64; }
   /// CUDA warps (always 32 lanes) per hardware wave: 2 on wave64, 1 on wave32.
   constexpr unsigned warpsPerWave() const { return WaveSize / 32; }
+  /// CDNA3 and CDNA4 (gfx942, gfx950) have no image instructions at all: textures and
+  /// surfaces take the software path there.
+  constexpr bool hasImageInstructions() const { return !(isGfx9() && IsaVersion >= 9400); }
+  /// CDNA's image unit samples at the implicit level only: no image_sample_l/_d and no
+  /// gather4, so tex.level, tex.grad and tld4 take the software path there.
+  constexpr bool hasExplicitLodSampling() const { return isGfx10Plus(); }
 };
 
 /// Every supported target, in the order of Targets.def.
