@@ -24,7 +24,8 @@ KernelFamily tensorCores();
 
 /// tex, tld4, suld and sust against the CUDA Programming Guide's texture fetching
 /// (TextureFamilies.cpp); \p Full: every combination, else the CI sample.
-KernelFamily textureFamily(bool Full);
+/// \p Software: every texture and surface object takes the software path.
+KernelFamily textureFamily(bool Full, bool Software);
 
 /// Cases that fail because of a lowering or host-backend bug (KnownFailures.cpp).
 const std::vector<KnownFailure> &knownFailures();

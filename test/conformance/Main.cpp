@@ -24,7 +24,8 @@ void print(const FamilyResult &R, double Secs) {
 
 int usage() {
   std::fprintf(stderr, "usage: conformance [--full] [--family NAME]... [--target NAME]... "
-                       "[--random N] [--seed N] [--compare-host-cpu CPU] [--verbose] [--list]\n");
+                       "[--random N] [--seed N] [--compare-host-cpu CPU] [--software-textures] "
+                       "[--verbose] [--list]\n");
   return 2;
 }
 
@@ -46,7 +47,7 @@ template <typename Fn> auto withHostCpu(const char *Cpu, Fn &&Run) {
 int main(int argc, char **argv) {
   Options O;
   std::vector<std::string> Families, Targets;
-  bool Verbose = false, List = false;
+  bool Verbose = false, List = false, SoftwareTextures = false;
   const char *CompareCpu = nullptr;
   for (int I = 1; I < argc; ++I) {
     const bool HasValue = I + 1 < argc;
@@ -63,6 +64,8 @@ int main(int argc, char **argv) {
       O.Seed = std::strtoull(argv[++I], nullptr, 0);
     } else if (!std::strcmp(argv[I], "--compare-host-cpu") && HasValue) {
       CompareCpu = argv[++I];
+    } else if (!std::strcmp(argv[I], "--software-textures")) {
+      SoftwareTextures = true;
     } else if (!std::strcmp(argv[I], "--verbose")) {
       Verbose = true;
     } else if (!std::strcmp(argv[I], "--list")) {
@@ -82,7 +85,7 @@ int main(int argc, char **argv) {
   Kernels.push_back(namedBarriers());
   Kernels.push_back(asyncCopies());
   Kernels.push_back(tensorCores());
-  Kernels.push_back(textureFamily(/*Full=*/O.Random >= 200000));
+  Kernels.push_back(textureFamily(/*Full=*/O.Random >= 200000, SoftwareTextures));
   if (List) {
     for (const Family &F : All)
       std::printf("%s: %zu cases\n", F.Name.c_str(), F.Cases.size());

@@ -84,6 +84,16 @@ bool integerRead(const img::TexelFormat &F) {
   return F.Type != ChannelType::Float && !F.Normalized;
 }
 
+/// --software-textures: every object takes the software path (ImageSoftware), as objects the
+/// image unit cannot take do, so that the branch to it is tested on every target.
+bool ForceSoftware = false;
+
+void placeObject(Words &Buffer, img::ImageObject O, bool Software) {
+  if (Software)
+    O.Flags |= img::ImageSoftware;
+  std::memcpy(Buffer.data(), &O, sizeof O);
+}
+
 float halfToFloat(uint16_t H) {
   int E = (H >> 10) & 31, M = H & 1023;
   float V = E == 0 ? std::ldexp(float(M), -24) : std::ldexp(float(M | 1024), E - 25);
@@ -417,7 +427,7 @@ KernelCase textureCase(const Config &C, uint64_t Seed) {
   Words Image = imageWords(Layout, C.F->F, Seed);
   Image.resize(std::max<size_t>(Image.size(), 64)); // the device's small blocks are not 256-aligned
   K.Buffers = {Image, Words(32, 0), coordinateWords(C, Seed + 1), Words(Threads * 4, Sentinel)};
-  K.Place = [C, R](const std::string &Target, const std::vector<uint64_t> &Addr,
+  K.Place = [C, R, Soft = ForceSoftware](const std::string &Target, const std::vector<uint64_t> &Addr,
                    std::vector<Words> &Buffers) -> std::string {
     img::ImageResource Res = R;
     Res.Address = Addr[0];
@@ -429,7 +439,7 @@ KernelCase textureCase(const Config &C, uint64_t Seed) {
     auto O = img::buildTextureObject(*img::findTarget(Target), Res, S);
     if (!O)
       return "texture object: " + llvm::toString(O.takeError());
-    std::memcpy(Buffers[1].data(), &*O, sizeof(img::ImageObject));
+    placeObject(Buffers[1], *O, Soft);
     return "";
   };
   K.Check = [C, Layout](const std::vector<Words> &In, const std::vector<Words> &Out) {
@@ -506,7 +516,7 @@ KernelCase surfaceCase(const Fmt &F, const char *Mode, uint64_t Seed) {
   Words Img = randomWords((Layout.TotalBytes + 3) / 4, Seed);
   K.Buffers = {Img, Words(32, 0), Words(1, 0), Words((Layout.TotalBytes + 3) / 4, Sentinel),
                Words(32, 0)};
-  K.Place = [R](const std::string &Target, const std::vector<uint64_t> &Addr,
+  K.Place = [R, Soft = ForceSoftware](const std::string &Target, const std::vector<uint64_t> &Addr,
                 std::vector<Words> &Buffers) -> std::string {
     for (auto [Image, Object] : {std::pair{0, 1}, std::pair{3, 4}}) {
       img::ImageResource Res = R;
@@ -514,7 +524,7 @@ KernelCase surfaceCase(const Fmt &F, const char *Mode, uint64_t Seed) {
       auto O = img::buildSurfaceObject(*img::findTarget(Target), Res);
       if (!O)
         return "surface object: " + llvm::toString(O.takeError());
-      std::memcpy(Buffers[Object].data(), &*O, sizeof(img::ImageObject));
+      placeObject(Buffers[Object], *O, Soft);
     }
     // The kernel's handles: buf1 and buf3 name the objects.
     return "";
@@ -649,7 +659,7 @@ KernelCase mipCase(FilterMode MipFilter, uint64_t Seed) {
   K.Grid = {1};
   K.Block = {Threads};
   K.Buffers = {Image, Words(32, 0), Coords, Words(Threads * 4, Sentinel)};
-  K.Place = [R, MipFilter](const std::string &Target, const std::vector<uint64_t> &Addr,
+  K.Place = [R, MipFilter, Soft = ForceSoftware](const std::string &Target, const std::vector<uint64_t> &Addr,
                            std::vector<Words> &Buffers) -> std::string {
     img::ImageResource Res = R;
     Res.Address = Addr[0];
@@ -660,7 +670,7 @@ KernelCase mipCase(FilterMode MipFilter, uint64_t Seed) {
     auto O = img::buildTextureObject(*img::findTarget(Target), Res, S);
     if (!O)
       return "texture object: " + llvm::toString(O.takeError());
-    std::memcpy(Buffers[1].data(), &*O, sizeof(img::ImageObject));
+    placeObject(Buffers[1], *O, Soft);
     return "";
   };
   K.Check = [Layout, MipFilter](const std::vector<Words> &In, const std::vector<Words> &Out) {
@@ -701,7 +711,8 @@ KernelCase mipCase(FilterMode MipFilter, uint64_t Seed) {
 
 } // namespace
 
-KernelFamily textureFamily(bool Full) {
+KernelFamily textureFamily(bool Full, bool Software) {
+  ForceSoftware = Software;
   KernelFamily F;
   F.Name = "texture";
   uint64_t Seed = 0x7e57;
