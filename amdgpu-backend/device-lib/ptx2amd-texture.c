@@ -29,7 +29,7 @@ struct Image {
   const GLOBAL u8 *Base; ///< the view's first level
   u32 Width, Height, Depth, Layers, FirstLayer, Levels, TexelBytes, Flags, Info;
   u32 Channels, Bits, Type;
-  int Normalized;
+  int Normalized, Srgb;
   u64 RowPitch;
 };
 
@@ -56,6 +56,7 @@ static struct Image image(const GLOBAL u8 *O) {
   I.Bits = F >> TexelFormatBitsShift & 0xff;
   I.Type = F >> TexelFormatTypeShift & 0xff;
   I.Normalized = (F & TexelFormatNormalizedBit) != 0;
+  I.Srgb = (F & TexelFormatSrgbBit) != 0;
   return I;
 }
 
@@ -129,6 +130,10 @@ static struct Texel readTexel(const struct Image *I, const GLOBAL u8 *P) {
       float Max =
           I->Type == TypeSigned ? (float)((1u << (I->Bits - 1)) - 1) : (float)((1u << I->Bits) - 1);
       T.F[C] = maxf((float)S / Max, -1.0f);
+      if (I->Srgb && C < 3) // sRGB to linear on colour channels (IEC 61966-2-1)
+        T.F[C] = T.F[C] <= 0.04045f
+                     ? T.F[C] / 12.92f
+                     : __builtin_exp2f(2.4f * __builtin_log2f((T.F[C] + 0.055f) / 1.055f));
     } else {
       T.F[C] = (float)S;
     }

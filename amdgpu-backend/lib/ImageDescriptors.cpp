@@ -379,8 +379,6 @@ Error checkResource(const Target &T, const ImageResource &I) {
   if (F.Normalized && (F.Type == ChannelType::Float || F.Bits == 32))
     return fail(ErrorKind::BadInput,
                 "normalized reads exist for 8- and 16-bit integer channels only");
-  if (F.Srgb)
-    return fail(ErrorKind::Unsupported, "sRGB texel formats are not supported yet");
   const GenLayout &L = layoutOf(T);
   if (I.Width == 0 || I.Height == 0 || I.Depth == 0 || I.Layers == 0 || I.MipLevels == 0)
     return fail(ErrorKind::BadInput, "zero extent");
@@ -432,7 +430,7 @@ Error checkResource(const Target &T, const ImageResource &I) {
 /// Whether \p T's image unit can address \p I through a T#; if not, the object takes the
 /// software path (ImageSoftware).
 bool imageUnitTakes(const Target &T, const ImageResource &I) {
-  if (!T.hasImageInstructions())
+  if (!T.hasImageInstructions() || I.Format.Srgb)
     return false;
   if (I.Shape == ImageShape::Buffer)
     return true;

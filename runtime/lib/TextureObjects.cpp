@@ -283,7 +283,10 @@ cudaError_t createTextureObject(cudaTextureObject_t *Out, const cudaResourceDesc
   if (Tex->readMode == cudaReadModeNormalizedFloat &&
       Image.Format.Type != amdgpu::ChannelType::Float && Image.Format.Bits < 32)
     Image.Format.Normalized = true;
-  Image.Format.Srgb = Tex->sRGB != 0;
+  // sRGB to linear conversion is defined for 8-bit unsigned channels read as normalized floats;
+  // CUDA ignores the flag elsewhere.
+  Image.Format.Srgb = Tex->sRGB != 0 && Image.Format.Normalized && Image.Format.Bits == 8 &&
+                      Image.Format.Type == amdgpu::ChannelType::Unsigned;
   amdgpu::SamplerState Sampler;
   if (cudaError_t E = samplerState(*Tex, Image, Sampler))
     return E;

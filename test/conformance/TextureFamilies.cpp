@@ -427,8 +427,9 @@ KernelCase textureCase(const Config &C, uint64_t Seed) {
   Words Image = imageWords(Layout, C.F->F, Seed);
   Image.resize(std::max<size_t>(Image.size(), 64)); // the device's small blocks are not 256-aligned
   K.Buffers = {Image, Words(32, 0), coordinateWords(C, Seed + 1), Words(Threads * 4, Sentinel)};
-  K.Place = [C, R, Soft = ForceSoftware](const std::string &Target, const std::vector<uint64_t> &Addr,
-                   std::vector<Words> &Buffers) -> std::string {
+  K.Place = [C, R, Soft = ForceSoftware](const std::string &Target,
+                                         const std::vector<uint64_t> &Addr,
+                                         std::vector<Words> &Buffers) -> std::string {
     img::ImageResource Res = R;
     Res.Address = Addr[0];
     img::SamplerState S;
@@ -517,7 +518,7 @@ KernelCase surfaceCase(const Fmt &F, const char *Mode, uint64_t Seed) {
   K.Buffers = {Img, Words(32, 0), Words(1, 0), Words((Layout.TotalBytes + 3) / 4, Sentinel),
                Words(32, 0)};
   K.Place = [R, Soft = ForceSoftware](const std::string &Target, const std::vector<uint64_t> &Addr,
-                std::vector<Words> &Buffers) -> std::string {
+                                      std::vector<Words> &Buffers) -> std::string {
     for (auto [Image, Object] : {std::pair{0, 1}, std::pair{3, 4}}) {
       img::ImageResource Res = R;
       Res.Address = Addr[Image];
@@ -659,8 +660,9 @@ KernelCase mipCase(FilterMode MipFilter, uint64_t Seed) {
   K.Grid = {1};
   K.Block = {Threads};
   K.Buffers = {Image, Words(32, 0), Coords, Words(Threads * 4, Sentinel)};
-  K.Place = [R, MipFilter, Soft = ForceSoftware](const std::string &Target, const std::vector<uint64_t> &Addr,
-                           std::vector<Words> &Buffers) -> std::string {
+  K.Place = [R, MipFilter, Soft = ForceSoftware](const std::string &Target,
+                                                 const std::vector<uint64_t> &Addr,
+                                                 std::vector<Words> &Buffers) -> std::string {
     img::ImageResource Res = R;
     Res.Address = Addr[0];
     img::SamplerState S;

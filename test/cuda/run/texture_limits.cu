@@ -1,8 +1,8 @@
 // texture_limits: textures and surfaces past what an AMD image descriptor holds, which CUDA
 // allows: a pitch-2D texture taller than 16384 rows (as video code makes of a batch of frames),
 // a 2D array wider than 16384 texels read with linear filtering, a surface over such an array,
-// and a border colour other than black or white. Each is checked against the CUDA Programming
-// Guide's texture-fetching formulas.
+// a border colour other than black or white, and sRGB texels read as linear values. Each is
+// checked against the CUDA Programming Guide's texture-fetching formulas.
 #include <cmath>
 #include <cstdio>
 #include <cuda_runtime.h>
@@ -221,6 +221,57 @@ int main() {
         if (g[c] != want[c])
           printf("border (%g, %g) channel %d: %g, not %g\n", at[i].x, at[i].y, c, g[c], want[c]);
         EXPECT(g[c] == want[c]);
+      }
+    }
+    CK(cudaDestroyTextureObject(t));
+    CK(cudaFree(dat));
+    CK(cudaFree(dout));
+    CK(cudaFreeArray(b));
+  }
+
+  // sRGB: the colour channels of uchar4 texels converted to linear values, alpha as it is.
+  {
+    const int W = 64;
+    std::vector<uchar4> px(W);
+    for (int i = 0; i < W; ++i)
+      px[i] = make_uchar4(i * 4, 255 - i * 4, (i * 37) & 255, i * 3);
+    cudaChannelFormatDesc f4 = cudaCreateChannelDesc<uchar4>();
+    cudaArray_t b;
+    CK(cudaMallocArray(&b, &f4, W, 1));
+    CK(cudaMemcpy2DToArray(b, 0, 0, px.data(), W * 4, W * 4, 1, cudaMemcpyHostToDevice));
+    cudaResourceDesc res = {};
+    res.resType = cudaResourceTypeArray;
+    res.res.array.array = b;
+    cudaTextureDesc T = {};
+    T.filterMode = cudaFilterModePoint;
+    T.readMode = cudaReadModeNormalizedFloat;
+    T.sRGB = 1;
+    cudaTextureObject_t t;
+    CK(cudaCreateTextureObject(&t, &res, &T, nullptr));
+    std::vector<float2> at(W);
+    for (int i = 0; i < W; ++i)
+      at[i] = make_float2(i + 0.5f, 0.5f);
+    float2 *dat = nullptr;
+    float4 *dout = nullptr;
+    CK(cudaMalloc(&dat, W * sizeof(float2)));
+    CK(cudaMalloc(&dout, W * sizeof(float4)));
+    CK(cudaMemcpy(dat, at.data(), W * sizeof(float2), cudaMemcpyHostToDevice));
+    fetchBorder<<<1, W>>>(t, dat, W, dout);
+    CK(cudaGetLastError());
+    std::vector<float4> got(W);
+    CK(cudaMemcpy(got.data(), dout, W * sizeof(float4), cudaMemcpyDeviceToHost));
+    auto linear = [](unsigned char v) {
+      double c = v / 255.0;
+      return float(c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4));
+    };
+    for (int i = 0; i < W; ++i) {
+      const float g[4] = {got[i].x, got[i].y, got[i].z, got[i].w};
+      const float want[4] = {linear(px[i].x), linear(px[i].y), linear(px[i].z), px[i].w / 255.0f};
+      for (int c = 0; c < 4; ++c) {
+        bool ok = std::fabs(g[c] - want[c]) <= 1e-5f + 1e-5f * want[c];
+        if (!ok)
+          printf("sRGB texel %d channel %d: %.8g, not %.8g\n", i, c, g[c], want[c]);
+        EXPECT(ok);
       }
     }
     CK(cudaDestroyTextureObject(t));
