@@ -1,6 +1,6 @@
-// AMD's matrix instructions (llvm.amdgcn.mfma.*, llvm.amdgcn.wmma.*) on the host, as the CDNA
-// and RDNA3 ISAs document their operands, over the emulator's ds_bpermute (the same meeting of a
-// wave's lanes that every cross-lane operation uses).
+// AMD's matrix instructions (llvm.amdgcn.mfma.*, llvm.amdgcn.wmma.*) on the host, as the CDNA,
+// RDNA3 and RDNA4 ISAs document their operands, over the emulator's ds_bpermute (the same meeting
+// of a wave's lanes that every cross-lane operation uses).
 //
 // v_mfma_f32_4x4x4{f16,bf16_1k} computes 16 independent 4x4x4 blocks per wave64 wave: block b
 // lives in lanes 4b..4b+3; lane 4b + i holds row i of the block's A (k = 0..3 in its four
@@ -73,6 +73,47 @@ Value *wmma11(CallInst *CI, IRBuilder<> &B, Value *LaneInWave,
   return D;
 }
 
+/// RDNA4's v_wmma_f32_16x16x16_{f16,bf16} on wave32: lane l holds row l % 16 of A and column
+/// l % 16 of B with k = 8 (l / 16) + e in its element e (8 a lane), and C/D row 8 (l / 16) + e
+/// of column l % 16 in element e. Each D element is C plus its 16 products, summed exactly (in
+/// double) and rounded once.
+Value *wmma12(CallInst *CI, IRBuilder<> &B, Value *LaneInWave,
+              function_ref<Value *(Value *Address, Value *Data)> Bpermute) {
+  bool BF16 = CI->getIntrinsicID() == Intrinsic::amdgcn_wmma_f32_16x16x16_bf16;
+  Type *I32 = B.getInt32Ty(), *F64 = B.getDoubleTy();
+  auto *Words = FixedVectorType::get(I32, 4);
+  Value *A = B.CreateBitCast(CI->getArgOperand(0), Words);
+  Value *Bv = B.CreateBitCast(CI->getArgOperand(1), Words);
+  Value *C = CI->getArgOperand(2);
+  // The 16 k elements of row or column \p Index (0..15) of operand \p V: k 0-7 from lane
+  // Index, k 8-15 from lane Index + 16.
+  auto Fetch = [&](Value *V, Value *Index) {
+    SmallVector<Value *, 16> E;
+    for (unsigned Half = 0; Half < 2; ++Half) {
+      Value *Address = B.CreateShl(Half ? B.CreateOr(Index, 16) : Index, 2);
+      for (unsigned W = 0; W < 4; ++W) {
+        Value *Word = Bpermute(Address, B.CreateExtractElement(V, W));
+        E.push_back(halfElement(B, Word, 0, BF16));
+        E.push_back(halfElement(B, Word, 1, BF16));
+      }
+    }
+    return E;
+  };
+  Value *Col = B.CreateAnd(LaneInWave, 15), *RowBase = B.CreateAnd(LaneInWave, 16);
+  auto Column = Fetch(Bv, Col);
+  Value *D = PoisonValue::get(CI->getType());
+  for (unsigned V = 0; V < 8; ++V) {
+    auto Row = Fetch(A, B.CreateOr(B.CreateLShr(RowBase, 1), B.getInt32(V))); // 8 (l / 16) + v
+    Value *Sum = B.CreateFPExt(B.CreateExtractElement(C, V), F64), *Dot = nullptr;
+    for (unsigned K = 0; K < 16; ++K) {
+      Value *P = B.CreateFMul(Row[K], Column[K]);
+      Dot = Dot ? B.CreateFAdd(Dot, P) : P;
+    }
+    D = B.CreateInsertElement(D, B.CreateFPTrunc(B.CreateFAdd(Sum, Dot), B.getFloatTy()), V);
+  }
+  return D;
+}
+
 } // namespace
 
 Value *emulateMatrixIntrinsic(CallInst *CI, IRBuilder<> &B, Value *LaneInWave,
@@ -82,11 +123,13 @@ Value *emulateMatrixIntrinsic(CallInst *CI, IRBuilder<> &B, Value *LaneInWave,
     return nullptr;
   if (ID == Intrinsic::amdgcn_wmma_f32_16x16x16_f16 ||
       ID == Intrinsic::amdgcn_wmma_f32_16x16x16_bf16) {
-    // gfx11's operands are 16 elements a lane; gfx12's (8, another layout) are not emulated.
+    // gfx11's operands are 16 elements a lane, gfx12's 8.
     auto *AT = dyn_cast<FixedVectorType>(CI->getArgOperand(0)->getType());
-    if (!AT || AT->getNumElements() != 16)
-      return nullptr;
-    return wmma11(CI, B, LaneInWave, Bpermute);
+    if (AT && AT->getNumElements() == 16)
+      return wmma11(CI, B, LaneInWave, Bpermute);
+    if (AT && AT->getNumElements() == 8)
+      return wmma12(CI, B, LaneInWave, Bpermute);
+    return nullptr;
   }
   // Broadcast and swizzle controls: only their defaults.
   for (unsigned K = 3; K < 6; ++K) {

@@ -343,10 +343,70 @@ public:
     return D;
   }
 
-  /// Whether wmmaTile computes a tile of \p M rows and depth \p K of these inputs.
+  /// Whether the target has RDNA4's WMMA (gfx12, wave32).
+  bool hasWmma12() const {
+    unsigned V = L.S.Target.IsaVersion;
+    return V >= 12000 && V < 13000 && L.S.Target.WaveSize == 32;
+  }
+
+  /// The same tile on gfx12's v_wmma_f32_16x16x16, whose operands are 8 elements a lane: lane l
+  /// holds row l % 16 of its first operand and column l % 16 of its second, k = 8 (l / 16) + e
+  /// in element e, and ends with D[8 (l / 16) + e][l % 16] in element e. Fed B^T and A^T, it
+  /// computes D^T, so that lane l holds D[l % 16][8 (l / 16) + e]: each fragment element then
+  /// comes from one lane of the warp's first half (columns 8-15 of the WMMA tile repeat 0-7 and
+  /// are not read). C is added after the products.
+  std::vector<Value *> wmmaTile12(ArrayRef<Value *> ARegs, ArrayRef<Value *> BRegs,
+                                  ArrayRef<Value *> C, Type In) {
+    Value *Row8 = B.CreateAnd(Lane, 7);
+    Value *LowerRows = B.CreateICmpNE(B.CreateAnd(Lane, 8), B.getInt32(0));
+    Value *HighK = B.CreateICmpNE(B.CreateAnd(Lane, 16), B.getInt32(0)); // k 8..15
+    Value *Source = B.CreateShl(Row8, 2);
+    auto *Words = FixedVectorType::get(B.getInt32Ty(), 4);
+    Value *AOp = PoisonValue::get(Words), *BOp = PoisonValue::get(Words);
+    for (unsigned W = 0; W < 4; ++W) { // k = 8 (l / 16) + 2w and + 1: thread w of the group
+      Value *Address = laneAddress(with(Source, W));
+      auto Rows = [&](unsigned Reg) { // A row l % 16 from register pair Reg (k 0-7) / Reg + 2
+        return B.CreateSelect(LowerRows, shuffle(ARegs[Reg + 1], Address),
+                              shuffle(ARegs[Reg], Address));
+      };
+      AOp = B.CreateInsertElement(AOp, B.CreateSelect(HighK, Rows(2), Rows(0)), W);
+      BOp = B.CreateInsertElement(
+          BOp, B.CreateSelect(HighK, shuffle(BRegs[1], Address), shuffle(BRegs[0], Address)), W);
+    }
+    bool BF16 = In == Type::BF16;
+    auto *Operand = FixedVectorType::get(BF16 ? B.getInt16Ty() : B.getHalfTy(), 8);
+    auto *Result = FixedVectorType::get(B.getFloatTy(), 8);
+    Intrinsic::ID ID =
+        BF16 ? Intrinsic::amdgcn_wmma_f32_16x16x16_bf16 : Intrinsic::amdgcn_wmma_f32_16x16x16_f16;
+    Value *Acc = L.intrinsic(ID, {Result, Operand},
+                             {B.CreateBitCast(BOp, Operand), B.CreateBitCast(AOp, Operand),
+                              Constant::getNullValue(Result)});
+    // Element e of the fragment, D[g + 8 (e >> 1)][2t + (e & 1)]: lane g + 8 (e >> 1), element
+    // 2t + (e & 1).
+    std::vector<Value *> D;
+    for (unsigned E = 0; E < 4; ++E) {
+      Value *Address = laneAddress(with(Group, 8 * (E >> 1)));
+      Value *V = nullptr;
+      for (unsigned J = 0; J < 4; ++J) {
+        Value *Got = shuffle(B.CreateExtractElement(Acc, uint64_t(2 * J + (E & 1))), Address);
+        V = J ? B.CreateSelect(B.CreateICmpEQ(Thread, B.getInt32(J)), Got, V) : Got;
+      }
+      D.push_back(B.CreateFAdd(C[E], V));
+    }
+    return D;
+  }
+
+  /// Whether wmmaTile (gfx11) or wmmaTile12 (gfx12) computes a tile of \p M rows and depth \p K
+  /// of these inputs.
   bool wmmaTileFits(unsigned M, unsigned K, const Arithmetic &Ar) const {
-    return hasWmma11() && M == 16 && K == 16 && Ar.A == Ar.B &&
+    return (hasWmma11() || hasWmma12()) && M == 16 && K == 16 && Ar.A == Ar.B &&
            (Ar.A == Type::F16 || Ar.A == Type::BF16);
+  }
+
+  /// The WMMA tile of this target's generation.
+  std::vector<Value *> wmmaTileOfTarget(ArrayRef<Value *> ARegs, ArrayRef<Value *> BRegs,
+                                        ArrayRef<Value *> C, Type In) {
+    return hasWmma12() ? wmmaTile12(ARegs, BRegs, C, In) : wmmaTile(ARegs, BRegs, C, In);
   }
 
   /// Whether mfmaTile computes a tile of \p M rows of these inputs.
@@ -548,7 +608,7 @@ void FunctionLowerer::mma(const ir::Instruction &I) {
   if (C.size() != M / 4)
     fail(fmt::format("'{}' takes {} accumulator elements", ir::instructionName(I), M / 4));
   auto D = X.mfmaTileFits(M, Ar) && K >= 8 ? X.mfmaTile(A, Bs, C, AT)
-           : X.wmmaTileFits(M, K, Ar)      ? X.wmmaTile(A, Bs, C, AT)
+           : X.wmmaTileFits(M, K, Ar)      ? X.wmmaTileOfTarget(A, Bs, C, AT)
                                            : X.tile(X.gatherA(A, AT, M), Bs, C, M, Ar);
   defineAccumulators(*this, I.Operands[0], DT, D);
 }
@@ -632,7 +692,7 @@ void FunctionLowerer::wmma(const ir::Instruction &I) {
         ArrayRef<Value *> BRegs = ArrayRef(Bs).slice(Cb * W->BRegs, W->BRegs);
         ArrayRef<Value *> CTile = ArrayRef(C).slice(First, PerTile);
         auto DT0 = Mfma   ? X.mfmaTile(ARegs, BRegs, CTile, AT)
-                   : Wmma ? X.wmmaTile(ARegs, BRegs, CTile, AT)
+                   : Wmma ? X.wmmaTileOfTarget(ARegs, BRegs, CTile, AT)
                           : X.tile(ATile, BRegs, CTile, W->TileM, Ar);
         std::copy(DT0.begin(), DT0.end(), D.begin() + First);
       }
