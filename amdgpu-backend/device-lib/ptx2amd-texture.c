@@ -179,6 +179,7 @@ struct Coords {
   u32 Spatial;
   u32 Slice;
   u32 Modes[3];
+  int Off[3]; ///< tex's texel offsets, added to every tap index
 };
 
 static u32 clampIndex(int V, u32 N) { return V < 0 ? 0 : (u32)V >= N ? N - 1 : (u32)V; }
@@ -213,6 +214,7 @@ static struct Coords coords(const struct Image *I, u32 Geometry, float X, float 
   int Normalized = (I->Info & SamplerInfoNormalized) != 0;
   C.U[0] = X, C.U[1] = Y, C.U[2] = Z;
   C.Slice = 0;
+  C.Off[0] = C.Off[1] = C.Off[2] = 0;
   for (u32 K = 0; K < 3; ++K) {
     u32 M = I->Info >> (SamplerInfoAddressShift + 2 * K) & 3;
     // The guide: wrap and mirror need normalized coordinates; otherwise they clamp.
@@ -277,13 +279,13 @@ static struct Texel sampleLevel(const struct Image *I, u32 Geometry, const struc
   for (u32 K = 0; K < C->Spatial; ++K)
     U[K] = C->U[K] * Ext[K];
   if (!(I->Info & SamplerInfoLinear) || integerRead(I))
-    return tap(I, &L, C, (int)__builtin_floorf(U[0]), (int)__builtin_floorf(U[1]),
-               (int)__builtin_floorf(U[2]));
+    return tap(I, &L, C, (int)__builtin_floorf(U[0]) + C->Off[0],
+               (int)__builtin_floorf(U[1]) + C->Off[1], (int)__builtin_floorf(U[2]) + C->Off[2]);
   int I0[3] = {0, 0, 0};
   float A[3] = {0, 0, 0};
   for (u32 K = 0; K < C->Spatial; ++K) {
     float XB = U[K] - 0.5f, F = __builtin_floorf(XB);
-    I0[K] = (int)F;
+    I0[K] = (int)F + C->Off[K];
     A[K] = fixed8(XB - F);
   }
   struct Texel R = {{0, 0, 0, 0}, {0, 0, 0, 0}};
@@ -309,11 +311,13 @@ static u32x4 result(const struct Image *I, struct Texel T) {
   return __builtin_bit_cast(u32x4, F);
 }
 
-/// tex with an explicit level of detail (tex without .level samples at LOD 0).
+/// tex with an explicit level of detail (tex without .level samples at LOD 0) and texel
+/// offsets \p OffX, \p OffY, \p OffZ (0 without them).
 u32x4 __ptx2amd_tex_level(const GLOBAL u8 *O, u32 Geometry, float X, float Y, float Z, int Layer,
-                          float Lod) {
+                          float Lod, int OffX, int OffY, int OffZ) {
   struct Image I = image(O);
   struct Coords C = coords(&I, Geometry, X, Y, Z, Layer);
+  C.Off[0] = OffX, C.Off[1] = OffY, C.Off[2] = OffZ;
   if (I.Levels <= 1)
     return result(&I, sampleLevel(&I, Geometry, &C, 0));
   float L = Lod + fieldF(O, ImageObjectLodBias);
@@ -335,7 +339,8 @@ u32x4 __ptx2amd_tex_level(const GLOBAL u8 *O, u32 Geometry, float X, float Y, fl
 /// tex.grad: the level of detail from the larger of the two gradients' lengths in texels of
 /// level 0 (cube maps: in texels of a face).
 u32x4 __ptx2amd_tex_grad(const GLOBAL u8 *O, u32 Geometry, float X, float Y, float Z, int Layer,
-                         float DxX, float DxY, float DxZ, float DyX, float DyY, float DyZ) {
+                         float DxX, float DxY, float DxZ, float DyX, float DyY, float DyZ, int OffX,
+                         int OffY, int OffZ) {
   struct Image I = image(O);
   int Normalized = (I.Info & SamplerInfoNormalized) != 0;
   int Cube = Geometry == SoftwareGeometryCube || Geometry == SoftwareGeometryCubeArray;
@@ -353,18 +358,18 @@ u32x4 __ptx2amd_tex_grad(const GLOBAL u8 *O, u32 Geometry, float X, float Y, flo
   }
   float Rho2 = maxf(SX, SY);
   float Lod = Rho2 > 0 ? 0.5f * __builtin_log2f(Rho2) : -128.0f;
-  return __ptx2amd_tex_level(O, Geometry, X, Y, Z, Layer, Lod);
+  return __ptx2amd_tex_level(O, Geometry, X, Y, Z, Layer, Lod, OffX, OffY, OffZ);
 }
 
 /// tld4: one component of the four taps of the bilinear footprint at level 0, in CUDA's order
 /// (i0, j1), (i1, j1), (i1, j0), (i0, j0).
 u32x4 __ptx2amd_tex_gather(const GLOBAL u8 *O, u32 Geometry, float X, float Y, float Z, int Layer,
-                           u32 Component) {
+                           u32 Component, int OffX, int OffY) {
   struct Image I = image(O);
   struct Coords C = coords(&I, Geometry, X, Y, Z, Layer);
   struct Level L = level(&I, Geometry, 0);
-  int I0 = (int)__builtin_floorf(C.U[0] * (float)L.Width - 0.5f);
-  int J0 = (int)__builtin_floorf(C.U[1] * (float)L.Height - 0.5f);
+  int I0 = (int)__builtin_floorf(C.U[0] * (float)L.Width - 0.5f) + OffX;
+  int J0 = (int)__builtin_floorf(C.U[1] * (float)L.Height - 0.5f) + OffY;
   static const int Taps[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
   struct Texel R;
   for (u32 K = 0; K < 4; ++K) {
@@ -458,6 +463,39 @@ void __ptx2amd_surface_atomic(const GLOBAL u8 *O, u32 Geometry, int X, int Y, in
     break;
   case SurfaceAtomicMaxS:
     __scoped_atomic_fetch_max(S, (int)V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
+    break;
+  case SurfaceAtomicMaxU:
+    __scoped_atomic_fetch_max(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
+    break;
+  case SurfaceAtomicAnd:
+    __scoped_atomic_fetch_and(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
+    break;
+  default:
+    __scoped_atomic_fetch_or(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
+    break;
+  }
+}
+
+/// sured.b on a 64-bit texel; nothing outside the surface.
+void __ptx2amd_surface_atomic64(const GLOBAL u8 *O, u32 Geometry, int X, int Y, int Z, int Layer,
+                                u32 Op, u64 V) {
+  struct Image I = image(O);
+  GLOBAL u64 *P = (GLOBAL u64 *)surfaceTexel(&I, Geometry, X, Y, Z, Layer);
+  if (!P)
+    return;
+  GLOBAL long *S = (GLOBAL long *)P;
+  switch (Op) {
+  case SurfaceAtomicAdd:
+    __scoped_atomic_fetch_add(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
+    break;
+  case SurfaceAtomicMinS:
+    __scoped_atomic_fetch_min(S, (long)V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
+    break;
+  case SurfaceAtomicMinU:
+    __scoped_atomic_fetch_min(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
+    break;
+  case SurfaceAtomicMaxS:
+    __scoped_atomic_fetch_max(S, (long)V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
     break;
   case SurfaceAtomicMaxU:
     __scoped_atomic_fetch_max(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);

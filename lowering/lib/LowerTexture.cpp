@@ -206,14 +206,28 @@ static Intrinsic::ID imageIntrinsicId(FunctionLowerer &L, StringRef Op, StringRe
   return ID;
 }
 
-/// The four results of a texture fetch into the destination vector, as the instruction's type.
+/// The four results of a texture fetch into the destination vector, as the instruction's type:
+/// f32 or integer bits, or f16 (.v4.f16: one half a register; .v2.f16x2: two a register, the
+/// lower channel in the low half), rounded to nearest even.
 static void defineTexels(FunctionLowerer &L, const Operand &D, Value *V4, ir::Type T) {
   IRBuilder<> &B = L.B;
   std::vector<const Operand *> Dst = elementsOf(L, D, 1);
   llvm::Type *I32 = B.getInt32Ty();
+  if (T == ir::Type::F16x2) {
+    for (unsigned K = 0; K < Dst.size() && K < 2; ++K) {
+      Value *Pair = PoisonValue::get(FixedVectorType::get(B.getHalfTy(), 2));
+      for (unsigned H = 0; H < 2; ++H)
+        Pair = B.CreateInsertElement(
+            Pair, B.CreateFPTrunc(B.CreateExtractElement(V4, 2 * K + H), B.getHalfTy()), H);
+      L.def(*Dst[K], B.CreateBitCast(Pair, I32));
+    }
+    return;
+  }
   for (unsigned K = 0; K < Dst.size() && K < 4; ++K) {
     Value *E = B.CreateExtractElement(V4, K);
-    if (!isFloat(T))
+    if (T == ir::Type::F16)
+      E = B.CreateFPTrunc(E, B.getHalfTy());
+    else if (!isFloat(T))
       E = B.CreateBitCast(E, I32);
     L.def(*Dst[K], E);
   }
@@ -226,8 +240,9 @@ void FunctionLowerer::texture(const ir::Instruction &I) {
   if (I.Types.size() != 2)
     fail("tex/tld4 take a result and a coordinate type");
   ir::Type ResultT = I.Types[0], CoordT = I.Types[1];
-  if (ResultT != ir::Type::F32 && ResultT != ir::Type::S32 && ResultT != ir::Type::U32)
-    fail("texture results other than .f32/.s32/.u32 are not supported yet");
+  if (ResultT != ir::Type::F32 && ResultT != ir::Type::S32 && ResultT != ir::Type::U32 &&
+      ResultT != ir::Type::F16 && ResultT != ir::Type::F16x2)
+    fail("texture results are .f32, .s32, .u32, .f16 or .f16x2");
   if (I.Operands.size() < 2)
     fail("missing operands");
   bool Gather = I.Op == Opcode::Tld4;
@@ -235,9 +250,20 @@ void FunctionLowerer::texture(const ir::Instruction &I) {
   if (Gather && (Grad || Level))
     fail("tld4 with .level or .grad does not exist");
   size_t Extra = 2 + (Level ? 1 : 0) + (Grad ? 2 : 0);
-  if (I.Operands.size() > Extra)
-    fail("texture offsets and depth comparison are not supported yet");
+  if (I.Operands.size() > Extra + 1)
+    fail("texture depth comparison is not supported (CUDA makes no depth textures)");
   bool IsCube = G->G == Geometry::Cube || G->G == Geometry::ACube;
+  // Texel offsets (the operand after the coordinates, level and gradients), one per spatial
+  // coordinate; the software path adds them to every tap index.
+  SmallVector<Value *, 3> Offsets;
+  if (I.Operands.size() > Extra) {
+    if (IsCube)
+      fail("cube textures take no texel offsets");
+    std::vector<const Operand *> E = elementsOf(*this, I.Operands[Extra], G->Spatial);
+    for (unsigned K = 0; K < G->Spatial; ++K)
+      Offsets.push_back(get(*E[K], ir::Type::S32));
+  }
+  auto OffsetOr0 = [&](unsigned K) { return K < Offsets.size() ? Offsets[K] : B.getInt32(0); };
   if (CoordT == ir::Type::S32 && (Gather || Grad || IsCube))
     fail("integer coordinates with this texture form are not supported");
   if (CoordT != ir::Type::S32 && CoordT != ir::Type::F32)
@@ -262,15 +288,19 @@ void FunctionLowerer::texture(const ir::Instruction &I) {
   auto *Rsrc = FixedVectorType::get(I32, 8), *Samp = FixedVectorType::get(I32, 4);
   Value *Layer = G->Layered ? get(*C[0], ir::Type::S32) : nullptr;
   Value *Geom = B.getInt32(unsigned(G->G));
-  // The image unit has everything but explicit-level sampling and gathers on CDNA.
+  // The image unit has everything but explicit-level sampling and gathers on CDNA; offsets on
+  // float coordinates take the software path.
   bool HardwareCan = hasImageInstructions(*this) &&
-                     (hasExplicitLodSampling(*this) || (!Level && !Grad && !Gather));
+                     (hasExplicitLodSampling(*this) || (!Level && !Grad && !Gather)) &&
+                     (Offsets.empty() || CoordT == ir::Type::S32);
   auto Texels = [&](Value *FromSoftware) { return B.CreateBitCast(FromSoftware, V4F); };
 
   if (CoordT == ir::Type::S32) {
     SmallVector<Value *, 4> Coords;
-    for (unsigned K = 0; K < G->Spatial; ++K)
-      Coords.push_back(get(*C[First + K], ir::Type::S32));
+    for (unsigned K = 0; K < G->Spatial; ++K) // offsets move integer coordinates alike
+      Coords.push_back(K < Offsets.size()
+                           ? B.CreateAdd(get(*C[First + K], ir::Type::S32), Offsets[K])
+                           : get(*C[First + K], ir::Type::S32));
     Value *Mip = Level ? B.CreateFPToSI(get(I.Operands[2], ir::Type::F32), I32) : nullptr;
     auto Software = [&]() -> Value * {
       Value *Z = B.getInt32(0);
@@ -343,7 +373,7 @@ void FunctionLowerer::texture(const ir::Instruction &I) {
       Args.push_back(K < Coords.size() ? Coords[K] : Zf);
     Args.push_back(Layer ? Layer : B.getInt32(0));
     if (Gather) {
-      Args.push_back(B.getInt32(GatherComponent));
+      Args.append({B.getInt32(GatherComponent), OffsetOr0(0), OffsetOr0(1)});
       return Texels(softwareCall(*this, "__ptx2amd_tex_gather", V4I, Args));
     }
     if (Grad) {
@@ -351,10 +381,12 @@ void FunctionLowerer::texture(const ir::Instruction &I) {
       for (unsigned D = 0; D < 2; ++D)
         for (unsigned K = 0; K < 3; ++K)
           Args.push_back(K < N ? Derivs[D * N + K] : Zf);
-      return Texels(softwareCall(*this, "__ptx2amd_tex_grad", V4I, Args));
+    } else {
+      Args.push_back(Lod ? Lod : Zf); // tex without .level samples level 0
     }
-    Args.push_back(Lod ? Lod : Zf); // tex without .level samples level 0
-    return Texels(softwareCall(*this, "__ptx2amd_tex_level", V4I, Args));
+    Args.append({OffsetOr0(0), OffsetOr0(1), OffsetOr0(2)});
+    return Texels(
+        softwareCall(*this, Grad ? "__ptx2amd_tex_grad" : "__ptx2amd_tex_level", V4I, Args));
   };
 
   auto Hardware = [&]() -> Value * {
@@ -651,12 +683,12 @@ void FunctionLowerer::surface(const ir::Instruction &I) {
     imagePaths(*this, O, HardwareCan, Software, Hardware);
     return;
   }
-  // sured: one 32-bit atomic on the texel.
-  if (EB != 32)
-    fail("surface reductions other than 32-bit are not supported yet");
+  // sured: one 32-bit atomic on the texel (64-bit ones in the software path).
+  if (EB != 32 && EB != 64)
+    fail("surface reductions are 32- or 64-bit");
   const char *Op = nullptr;
   img::SoftwareSurfaceAtomic SoftOp;
-  bool Signed = T == ir::Type::S32;
+  bool Signed = T == ir::Type::S32 || T == ir::Type::S64;
   if (I.has(Mod::Add))
     Op = "atomic.add", SoftOp = img::SurfaceAtomicAdd;
   else if (I.has(Mod::Min))
@@ -675,7 +707,8 @@ void FunctionLowerer::surface(const ir::Instruction &I) {
   auto Software = [&]() -> Value * {
     SmallVector<Value *, 8> Args(SoftArgs);
     Args.append({B.getInt32(SoftOp), Operand});
-    softwareCall(*this, "__ptx2amd_surface_atomic", B.getVoidTy(), Args);
+    softwareCall(*this, EB == 64 ? "__ptx2amd_surface_atomic64" : "__ptx2amd_surface_atomic",
+                 B.getVoidTy(), Args);
     return nullptr;
   };
   auto Hardware = [&]() -> Value * {
@@ -686,7 +719,7 @@ void FunctionLowerer::surface(const ir::Instruction &I) {
     B.CreateCall(imageIntrinsic(*this, ID, {I32, I32, Rsrc}), Args);
     return nullptr;
   };
-  imagePaths(*this, O, HardwareCan, Software, Hardware);
+  imagePaths(*this, O, HardwareCan && EB == 32, Software, Hardware);
 }
 
 void FunctionLowerer::surfaceQuery(const ir::Instruction &I) {

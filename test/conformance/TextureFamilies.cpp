@@ -164,13 +164,24 @@ struct Config {
   AddressMode A;
   FilterMode Filter;
   bool Normalized;
+  /// tex's texel offsets (2D cases), added to every tap index; and .v4.f16 results.
+  int Off[2] = {0, 0};
+  bool HalfResult = false;
 };
 
 std::string caseName(const Config &C) {
-  return std::string(C.G->Name) + "." + C.F->Name + "." + modeName(C.A) + "." +
-         (C.Filter == FilterMode::Linear ? "linear" : "point") + "." +
-         (C.Normalized ? "norm" : "unnorm");
+  std::string Name = std::string(C.G->Name) + "." + C.F->Name + "." + modeName(C.A) + "." +
+                     (C.Filter == FilterMode::Linear ? "linear" : "point") + "." +
+                     (C.Normalized ? "norm" : "unnorm");
+  if (C.Off[0] || C.Off[1])
+    Name += ".offset" + std::to_string(C.Off[0]) + "," + std::to_string(C.Off[1]);
+  if (C.HalfResult)
+    Name += ".f16-result";
+  return Name;
 }
+
+/// \p V rounded to the nearest f16 (ties to even), as a float.
+float roundToHalf(float V) { return float(_Float16(V)); }
 
 img::ImageResource resourceOf(const Geo &G, const img::TexelFormat &F) {
   img::ImageResource R;
@@ -345,14 +356,14 @@ struct Reference {
     if (!Linear) {
       int64_t I[3] = {0, 0, 0};
       for (unsigned K = 0; K < Spatial; ++K)
-        I[K] = int64_t(std::floor(U[K]));
+        I[K] = int64_t(std::floor(U[K])) + (K < 2 ? C.Off[K] : 0);
       tap(I[0], I[1], I[2], Slice, Result);
     } else {
       int64_t I0[3] = {0, 0, 0};
       float A[3] = {0, 0, 0};
       for (unsigned K = 0; K < Spatial; ++K) {
         float XB = U[K] - 0.5f;
-        I0[K] = int64_t(std::floor(XB));
+        I0[K] = int64_t(std::floor(XB)) + (K < 2 ? C.Off[K] : 0);
         A[K] = std::nearbyint((XB - std::floor(XB)) * 256.0f) / 256.0f;
       }
       float Largest = 0;
@@ -406,8 +417,20 @@ std::string texBody(const Config &C) {
     Coords = G.Shape == ImageShape::Array2D ? "{%r0, %f1, %f2, %f3}" : "{%f0, %f1, %f2, %f3}";
     break;
   }
-  S << "  tex." << G.Ptx << ".v4." << RT << ".f32 {%r4, %r5, %r6, %r7}, [%rd1, " << Coords
-    << "];\n  st.global.v4.b32 [%rd6], {%r4, %r5, %r6, %r7};\n  ret;\n";
+  std::string Offsets;
+  if (C.Off[0] || C.Off[1])
+    Offsets = ", {" + std::to_string(C.Off[0]) + ", " + std::to_string(C.Off[1]) + "}";
+  if (C.HalfResult) {
+    // Four f16 results, each widened back to f32 for the check.
+    S << "  .reg .b16 %h<4>;\n  tex." << G.Ptx << ".v4.f16.f32 {%h0, %h1, %h2, %h3}, [%rd1, "
+      << Coords << "]" << Offsets << ";\n";
+    for (unsigned K = 0; K < 4; ++K)
+      S << "  cvt.f32.f16 %f" << 4 + K << ", %h" << K << ";\n";
+    S << "  st.global.v4.f32 [%rd6], {%f4, %f5, %f6, %f7};\n  ret;\n";
+    return S.str();
+  }
+  S << "  tex." << G.Ptx << ".v4." << RT << ".f32 {%r4, %r5, %r6, %r7}, [%rd1, " << Coords << "]"
+    << Offsets << ";\n  st.global.v4.b32 [%rd6], {%r4, %r5, %r6, %r7};\n  ret;\n";
   return S.str();
 }
 
@@ -453,12 +476,21 @@ KernelCase textureCase(const Config &C, uint64_t Seed) {
       Ref.fetch(&In[2][T * 4], Want, Tol);
       for (unsigned Ch = 0; Ch < 4; ++Ch) {
         uint32_t Got = Out[3][T * 4 + Ch];
+        float ChTol = Tol;
+        if (C.HalfResult) { // the reference rounded to f16, within the filter's tolerance
+          float W;
+          std::memcpy(&W, &Want[Ch], 4);
+          float H = roundToHalf(W);
+          std::memcpy(&Want[Ch], &H, 4);
+          if (ChTol > 0)
+            ChTol += std::fabs(W) / 1024;
+        }
         bool Ok = Got == Want[Ch];
-        if (!Ok && Tol > 0) {
+        if (!Ok && ChTol > 0) {
           float G, W;
           std::memcpy(&G, &Got, 4);
           std::memcpy(&W, &Want[Ch], 4);
-          Ok = std::fabs(G - W) <= Tol;
+          Ok = std::fabs(G - W) <= ChTol;
         }
         if (!Ok && Bad++ < 3) {
           float X[4];
@@ -742,6 +774,20 @@ KernelFamily textureFamily(bool Full, bool Software) {
     for (const char *Mode : {"trap", "clamp", "zero"})
       if (Full || Fm.F.Channels * Fm.F.Bits != 16)
         F.Cases.push_back(surfaceCase(Fm, Mode, Seed++));
+  // Texel offsets on 2D textures, and f16 results.
+  for (const Fmt *Fm : {&Fmts[0], &Fmts[4]})
+    for (AddressMode A : {AddressMode::Wrap, AddressMode::Clamp, AddressMode::Border})
+      for (FilterMode Filt : {FilterMode::Point, FilterMode::Linear}) {
+        Config C{&Geos[1], Fm, A, Filt, true};
+        C.Off[0] = -1;
+        C.Off[1] = 2;
+        F.Cases.push_back(textureCase(C, Seed++));
+      }
+  for (FilterMode Filt : {FilterMode::Point, FilterMode::Linear}) {
+    Config C{&Geos[1], &Fmts[4], AddressMode::Clamp, Filt, true};
+    C.HalfResult = true;
+    F.Cases.push_back(textureCase(C, Seed++));
+  }
   for (FilterMode M : {FilterMode::Point, FilterMode::Linear})
     F.Cases.push_back(mipCase(M, Seed++));
   for (unsigned Comp = 0; Comp < 4; ++Comp)
