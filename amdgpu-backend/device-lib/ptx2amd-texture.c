@@ -180,6 +180,9 @@ struct Coords {
   u32 Slice;
   u32 Modes[3];
   int Off[3]; ///< tex's texel offsets, added to every tap index
+  /// U in [0, 1] per dimension; otherwise in texels of level 0, which level 0 uses as they are
+  /// (x / N * N need not be x in floating point).
+  int Normalized;
 };
 
 static u32 clampIndex(int V, u32 N) { return V < 0 ? 0 : (u32)V >= N ? N - 1 : (u32)V; }
@@ -236,6 +239,7 @@ static struct Coords coords(const struct Image *I, u32 Geometry, float X, float 
     C.Slice = Face + 6 * (Geometry == SoftwareGeometryCubeArray ? clampIndex(Layer, Cubes) : 0);
     C.Spatial = 2;
     C.Modes[0] = C.Modes[1] = ModeClamp;
+    C.Normalized = 1;
     return C;
   }
   default:
@@ -244,11 +248,7 @@ static struct Coords coords(const struct Image *I, u32 Geometry, float X, float 
   }
   if (Geometry == SoftwareGeometryArray1D || Geometry == SoftwareGeometryArray2D)
     C.Slice = clampIndex(Layer, I->Layers);
-  if (!Normalized) { // texel units of level 0: make them normalized
-    float Ext[3] = {(float)I->Width, (float)I->Height, (float)I->Depth};
-    for (u32 K = 0; K < C.Spatial; ++K)
-      C.U[K] /= Ext[K];
-  }
+  C.Normalized = Normalized;
   return C;
 }
 
@@ -275,9 +275,10 @@ static struct Texel sampleLevel(const struct Image *I, u32 Geometry, const struc
                                 u32 Lv) {
   struct Level L = level(I, Geometry, Lv);
   float Ext[3] = {(float)L.Width, (float)L.Height, (float)L.Depth};
+  float Ext0[3] = {(float)I->Width, (float)I->Height, (float)I->Depth};
   float U[3] = {0, 0, 0};
   for (u32 K = 0; K < C->Spatial; ++K)
-    U[K] = C->U[K] * Ext[K];
+    U[K] = C->Normalized ? C->U[K] * Ext[K] : Lv == 0 ? C->U[K] : C->U[K] * Ext[K] / Ext0[K];
   if (!(I->Info & SamplerInfoLinear) || integerRead(I))
     return tap(I, &L, C, (int)__builtin_floorf(U[0]) + C->Off[0],
                (int)__builtin_floorf(U[1]) + C->Off[1], (int)__builtin_floorf(U[2]) + C->Off[2]);
@@ -368,8 +369,10 @@ u32x4 __ptx2amd_tex_gather(const GLOBAL u8 *O, u32 Geometry, float X, float Y, f
   struct Image I = image(O);
   struct Coords C = coords(&I, Geometry, X, Y, Z, Layer);
   struct Level L = level(&I, Geometry, 0);
-  int I0 = (int)__builtin_floorf(C.U[0] * (float)L.Width - 0.5f) + OffX;
-  int J0 = (int)__builtin_floorf(C.U[1] * (float)L.Height - 0.5f) + OffY;
+  float U = C.Normalized ? C.U[0] * (float)L.Width : C.U[0];
+  float V = C.Normalized ? C.U[1] * (float)L.Height : C.U[1];
+  int I0 = (int)__builtin_floorf(U - 0.5f) + OffX;
+  int J0 = (int)__builtin_floorf(V - 0.5f) + OffY;
   static const int Taps[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
   struct Texel R;
   for (u32 K = 0; K < 4; ++K) {

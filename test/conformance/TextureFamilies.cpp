@@ -48,7 +48,7 @@ struct Geo {
 };
 
 const Geo Geos[] = {
-    {"1d", "1d", ImageShape::D1, 1, 1, 13, 1, 1, 1},
+    {"1d", "1d", ImageShape::D1, 1, 1, 37, 1, 1, 1}, // 37: x / 37 * 37 is not x for some x
     {"2d", "2d", ImageShape::D2, 2, 2, 7, 5, 1, 1},
     {"3d", "3d", ImageShape::D3, 3, 4, 5, 4, 3, 1},
     {"a2d", "a2d", ImageShape::Array2D, 2, 4, 6, 3, 1, 4},
