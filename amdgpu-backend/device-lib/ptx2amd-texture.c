@@ -446,68 +446,39 @@ void __ptx2amd_surface_store(const GLOBAL u8 *O, u32 Geometry, int X, int Y, int
     P[K] = (u8)(W[K / 4] >> (8 * (K % 4)));
 }
 
-/// sured.b on a 32-bit texel; nothing outside the surface.
-void __ptx2amd_surface_atomic(const GLOBAL u8 *O, u32 Geometry, int X, int Y, int Z, int Layer,
-                              u32 Op, u32 V) {
-  struct Image I = image(O);
-  GLOBAL u32 *P = (GLOBAL u32 *)surfaceTexel(&I, Geometry, X, Y, Z, Layer);
-  if (!P)
-    return;
-  GLOBAL int *S = (GLOBAL int *)P;
-  switch (Op) {
-  case SurfaceAtomicAdd:
-    __scoped_atomic_fetch_add(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
-    break;
-  case SurfaceAtomicMinS:
-    __scoped_atomic_fetch_min(S, (int)V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
-    break;
-  case SurfaceAtomicMinU:
-    __scoped_atomic_fetch_min(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
-    break;
-  case SurfaceAtomicMaxS:
-    __scoped_atomic_fetch_max(S, (int)V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
-    break;
-  case SurfaceAtomicMaxU:
-    __scoped_atomic_fetch_max(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
-    break;
-  case SurfaceAtomicAnd:
-    __scoped_atomic_fetch_and(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
-    break;
-  default:
-    __scoped_atomic_fetch_or(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
-    break;
+/// sured.b on a texel of \p U (unsigned) / \p S (signed) integers: one function per width, so
+/// the operations are written once.
+#define SURFACE_ATOMIC(Name, U, S)                                                                 \
+  void Name(const GLOBAL u8 *O, u32 Geometry, int X, int Y, int Z, int Layer, u32 Op, U V) {       \
+    struct Image I = image(O);                                                                     \
+    GLOBAL U *P = (GLOBAL U *)surfaceTexel(&I, Geometry, X, Y, Z, Layer);                          \
+    if (!P) /* nothing outside the surface */                                                      \
+      return;                                                                                      \
+    GLOBAL S *Signed = (GLOBAL S *)P;                                                              \
+    switch (Op) {                                                                                  \
+    case SurfaceAtomicAdd:                                                                         \
+      __scoped_atomic_fetch_add(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);                    \
+      break;                                                                                       \
+    case SurfaceAtomicMinS:                                                                        \
+      __scoped_atomic_fetch_min(Signed, (S)V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);            \
+      break;                                                                                       \
+    case SurfaceAtomicMinU:                                                                        \
+      __scoped_atomic_fetch_min(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);                    \
+      break;                                                                                       \
+    case SurfaceAtomicMaxS:                                                                        \
+      __scoped_atomic_fetch_max(Signed, (S)V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);            \
+      break;                                                                                       \
+    case SurfaceAtomicMaxU:                                                                        \
+      __scoped_atomic_fetch_max(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);                    \
+      break;                                                                                       \
+    case SurfaceAtomicAnd:                                                                         \
+      __scoped_atomic_fetch_and(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);                    \
+      break;                                                                                       \
+    default:                                                                                       \
+      __scoped_atomic_fetch_or(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);                     \
+      break;                                                                                       \
+    }                                                                                              \
   }
-}
 
-/// sured.b on a 64-bit texel; nothing outside the surface.
-void __ptx2amd_surface_atomic64(const GLOBAL u8 *O, u32 Geometry, int X, int Y, int Z, int Layer,
-                                u32 Op, u64 V) {
-  struct Image I = image(O);
-  GLOBAL u64 *P = (GLOBAL u64 *)surfaceTexel(&I, Geometry, X, Y, Z, Layer);
-  if (!P)
-    return;
-  GLOBAL long *S = (GLOBAL long *)P;
-  switch (Op) {
-  case SurfaceAtomicAdd:
-    __scoped_atomic_fetch_add(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
-    break;
-  case SurfaceAtomicMinS:
-    __scoped_atomic_fetch_min(S, (long)V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
-    break;
-  case SurfaceAtomicMinU:
-    __scoped_atomic_fetch_min(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
-    break;
-  case SurfaceAtomicMaxS:
-    __scoped_atomic_fetch_max(S, (long)V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
-    break;
-  case SurfaceAtomicMaxU:
-    __scoped_atomic_fetch_max(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
-    break;
-  case SurfaceAtomicAnd:
-    __scoped_atomic_fetch_and(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
-    break;
-  default:
-    __scoped_atomic_fetch_or(P, V, __ATOMIC_RELAXED, __MEMORY_SCOPE_DEVICE);
-    break;
-  }
-}
+SURFACE_ATOMIC(__ptx2amd_surface_atomic, u32, int)
+SURFACE_ATOMIC(__ptx2amd_surface_atomic64, u64, long)

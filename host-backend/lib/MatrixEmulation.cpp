@@ -35,63 +35,29 @@ Value *halfElement(IRBuilder<> &B, Value *Bits, unsigned K, bool BF16) {
   return B.CreateFPExt(B.CreateBitCast(H, B.getHalfTy()), B.getDoubleTy());
 }
 
-/// RDNA3's v_wmma_f32_16x16x16_{f16,bf16} on wave32: lane l holds row l % 16 of A and column
-/// l % 16 of B (k = 0..15 in its 16 elements; lanes 16-31 repeat lanes 0-15, which the hardware
-/// requires: lanes 0-15 are read here), and C/D rows 2v + l / 16 of column l % 16 in element v.
-/// Each D element is C plus its 16 products, summed exactly (in double) and rounded once.
-Value *wmma11(CallInst *CI, IRBuilder<> &B, Value *LaneInWave,
-              function_ref<Value *(Value *Address, Value *Data)> Bpermute) {
+/// v_wmma_f32_16x16x16_{f16,bf16} on wave32. RDNA3 (gfx11): lane l holds row l % 16 of A and
+/// column l % 16 of B (k = 0..15 in its 16 elements; lanes 16-31 repeat lanes 0-15, which the
+/// hardware requires: lanes 0-15 are read here), and C/D row 2v + l / 16 of column l % 16 in
+/// element v. RDNA4 (gfx12, 8 elements a lane): lane l holds row l % 16 of A and column l % 16
+/// of B with k = 8 (l / 16) + e in element e, and C/D row 8 (l / 16) + v of column l % 16 in
+/// element v. Each D element is C plus its 16 products, summed exactly (in double) and rounded
+/// once.
+Value *wmma(CallInst *CI, IRBuilder<> &B, Value *LaneInWave,
+            function_ref<Value *(Value *Address, Value *Data)> Bpermute, bool Rdna4) {
   bool BF16 = CI->getIntrinsicID() == Intrinsic::amdgcn_wmma_f32_16x16x16_bf16;
   Type *I32 = B.getInt32Ty(), *F64 = B.getDoubleTy();
-  auto *Words = FixedVectorType::get(I32, 8);
+  unsigned WordsPerLane = Rdna4 ? 4 : 8;
+  auto *Words = FixedVectorType::get(I32, WordsPerLane);
   Value *A = B.CreateBitCast(CI->getArgOperand(0), Words);
   Value *Bv = B.CreateBitCast(CI->getArgOperand(1), Words);
   Value *C = CI->getArgOperand(2);
-  // The 16 elements of operand \p V held by lane \p Src, as doubles.
-  auto Fetch = [&](Value *V, Value *Src) {
-    Value *Address = B.CreateShl(Src, 2);
-    SmallVector<Value *, 16> E;
-    for (unsigned W = 0; W < 8; ++W) {
-      Value *Word = Bpermute(Address, B.CreateExtractElement(V, W));
-      E.push_back(halfElement(B, Word, 0, BF16));
-      E.push_back(halfElement(B, Word, 1, BF16));
-    }
-    return E;
-  };
-  Value *Col = B.CreateAnd(LaneInWave, 15), *Odd = B.CreateLShr(B.CreateAnd(LaneInWave, 16), 4);
-  auto Column = Fetch(Bv, Col);
-  Value *D = PoisonValue::get(CI->getType());
-  for (unsigned V = 0; V < 8; ++V) {
-    auto Row = Fetch(A, B.CreateOr(B.getInt32(2 * V), Odd));
-    Value *Sum = B.CreateFPExt(B.CreateExtractElement(C, V), F64), *Dot = nullptr;
-    for (unsigned K = 0; K < 16; ++K) {
-      Value *P = B.CreateFMul(Row[K], Column[K]);
-      Dot = Dot ? B.CreateFAdd(Dot, P) : P;
-    }
-    D = B.CreateInsertElement(D, B.CreateFPTrunc(B.CreateFAdd(Sum, Dot), B.getFloatTy()), V);
-  }
-  return D;
-}
-
-/// RDNA4's v_wmma_f32_16x16x16_{f16,bf16} on wave32: lane l holds row l % 16 of A and column
-/// l % 16 of B with k = 8 (l / 16) + e in its element e (8 a lane), and C/D row 8 (l / 16) + e
-/// of column l % 16 in element e. Each D element is C plus its 16 products, summed exactly (in
-/// double) and rounded once.
-Value *wmma12(CallInst *CI, IRBuilder<> &B, Value *LaneInWave,
-              function_ref<Value *(Value *Address, Value *Data)> Bpermute) {
-  bool BF16 = CI->getIntrinsicID() == Intrinsic::amdgcn_wmma_f32_16x16x16_bf16;
-  Type *I32 = B.getInt32Ty(), *F64 = B.getDoubleTy();
-  auto *Words = FixedVectorType::get(I32, 4);
-  Value *A = B.CreateBitCast(CI->getArgOperand(0), Words);
-  Value *Bv = B.CreateBitCast(CI->getArgOperand(1), Words);
-  Value *C = CI->getArgOperand(2);
-  // The 16 k elements of row or column \p Index (0..15) of operand \p V: k 0-7 from lane
-  // Index, k 8-15 from lane Index + 16.
+  // The 16 k elements of row or column \p Index (0..15) of operand \p V, as doubles: from lane
+  // Index (gfx11), or k 0-7 from lane Index and k 8-15 from lane Index + 16 (gfx12).
   auto Fetch = [&](Value *V, Value *Index) {
     SmallVector<Value *, 16> E;
-    for (unsigned Half = 0; Half < 2; ++Half) {
+    for (unsigned Half = 0; Half < (Rdna4 ? 2u : 1u); ++Half) {
       Value *Address = B.CreateShl(Half ? B.CreateOr(Index, 16) : Index, 2);
-      for (unsigned W = 0; W < 4; ++W) {
+      for (unsigned W = 0; W < WordsPerLane; ++W) {
         Value *Word = Bpermute(Address, B.CreateExtractElement(V, W));
         E.push_back(halfElement(B, Word, 0, BF16));
         E.push_back(halfElement(B, Word, 1, BF16));
@@ -99,11 +65,13 @@ Value *wmma12(CallInst *CI, IRBuilder<> &B, Value *LaneInWave,
     }
     return E;
   };
-  Value *Col = B.CreateAnd(LaneInWave, 15), *RowBase = B.CreateAnd(LaneInWave, 16);
+  Value *Col = B.CreateAnd(LaneInWave, 15), *UpperHalf = B.CreateLShr(LaneInWave, 4);
   auto Column = Fetch(Bv, Col);
   Value *D = PoisonValue::get(CI->getType());
   for (unsigned V = 0; V < 8; ++V) {
-    auto Row = Fetch(A, B.CreateOr(B.CreateLShr(RowBase, 1), B.getInt32(V))); // 8 (l / 16) + v
+    Value *RowOf = Rdna4 ? B.CreateOr(B.CreateShl(UpperHalf, 3), B.getInt32(V))
+                         : B.CreateOr(B.getInt32(2 * V), UpperHalf);
+    auto Row = Fetch(A, RowOf);
     Value *Sum = B.CreateFPExt(B.CreateExtractElement(C, V), F64), *Dot = nullptr;
     for (unsigned K = 0; K < 16; ++K) {
       Value *P = B.CreateFMul(Row[K], Column[K]);
@@ -125,11 +93,9 @@ Value *emulateMatrixIntrinsic(CallInst *CI, IRBuilder<> &B, Value *LaneInWave,
       ID == Intrinsic::amdgcn_wmma_f32_16x16x16_bf16) {
     // gfx11's operands are 16 elements a lane, gfx12's 8.
     auto *AT = dyn_cast<FixedVectorType>(CI->getArgOperand(0)->getType());
-    if (AT && AT->getNumElements() == 16)
-      return wmma11(CI, B, LaneInWave, Bpermute);
-    if (AT && AT->getNumElements() == 8)
-      return wmma12(CI, B, LaneInWave, Bpermute);
-    return nullptr;
+    if (!AT || (AT->getNumElements() != 16 && AT->getNumElements() != 8))
+      return nullptr;
+    return wmma(CI, B, LaneInWave, Bpermute, /*Rdna4=*/AT->getNumElements() == 8);
   }
   // Broadcast and swizzle controls: only their defaults.
   for (unsigned K = 3; K < 6; ++K) {

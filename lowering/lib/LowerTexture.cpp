@@ -115,34 +115,43 @@ static Value *softwareCall(FunctionLowerer &L, StringRef Name, llvm::Type *Resul
   return L.B.CreateCall(F, Args);
 }
 
+/// \p IfSet where the object's \p Flag is set and \p IfClear where not, in blocks \p Names
+/// (set, clear, join); the value they return joined by a phi, or null when they return null.
+/// Every operand they use is computed before the branch.
+static Value *branchOnFlag(FunctionLowerer &L, ImageObjectLoads &O, uint32_t Flag,
+                           std::array<StringRef, 3> Names, function_ref<Value *()> IfSet,
+                           function_ref<Value *()> IfClear) {
+  IRBuilder<> &B = L.B;
+  BasicBlock *Set = BasicBlock::Create(L.S.Ctx, Names[0], &L.LF);
+  BasicBlock *Clear = BasicBlock::Create(L.S.Ctx, Names[1], &L.LF);
+  BasicBlock *Join = BasicBlock::Create(L.S.Ctx, Names[2], &L.LF);
+  B.CreateCondBr(O.flag(Flag), Set, Clear);
+  B.SetInsertPoint(Set);
+  Value *FromSet = IfSet();
+  BasicBlock *SetEnd = B.GetInsertBlock();
+  B.CreateBr(Join);
+  B.SetInsertPoint(Clear);
+  Value *FromClear = IfClear();
+  BasicBlock *ClearEnd = B.GetInsertBlock();
+  B.CreateBr(Join);
+  B.SetInsertPoint(Join);
+  if (!FromSet)
+    return nullptr;
+  PHINode *P = B.CreatePHI(FromSet->getType(), 2);
+  P->addIncoming(FromSet, SetEnd);
+  P->addIncoming(FromClear, ClearEnd);
+  return P;
+}
+
 /// The image instruction (\p Hardware) or the software path (\p Software): the software path
 /// alone where the target's image unit cannot do the access (\p HardwareCan false), otherwise
-/// chosen at run time by the object's ImageSoftware flag. Either returns the access's value, or
-/// null for stores; every operand they use is computed before the branch.
+/// chosen at run time by the object's ImageSoftware flag.
 static Value *imagePaths(FunctionLowerer &L, ImageObjectLoads &O, bool HardwareCan,
                          function_ref<Value *()> Software, function_ref<Value *()> Hardware) {
   if (!HardwareCan)
     return Software();
-  IRBuilder<> &B = L.B;
-  BasicBlock *Soft = BasicBlock::Create(L.S.Ctx, "image.software", &L.LF);
-  BasicBlock *Hard = BasicBlock::Create(L.S.Ctx, "image.hardware", &L.LF);
-  BasicBlock *Join = BasicBlock::Create(L.S.Ctx, "image.join", &L.LF);
-  B.CreateCondBr(O.flag(img::ImageSoftware), Soft, Hard);
-  B.SetInsertPoint(Soft);
-  Value *FromSoftware = Software();
-  BasicBlock *SoftEnd = B.GetInsertBlock();
-  B.CreateBr(Join);
-  B.SetInsertPoint(Hard);
-  Value *FromHardware = Hardware();
-  BasicBlock *HardEnd = B.GetInsertBlock();
-  B.CreateBr(Join);
-  B.SetInsertPoint(Join);
-  if (!FromSoftware)
-    return nullptr;
-  PHINode *P = B.CreatePHI(FromSoftware->getType(), 2);
-  P->addIncoming(FromSoftware, SoftEnd);
-  P->addIncoming(FromHardware, HardEnd);
-  return P;
+  return branchOnFlag(L, O, img::ImageSoftware, {"image.software", "image.hardware", "image.join"},
+                      Software, Hardware);
 }
 
 static_assert(unsigned(Geometry::ACube) == img::SoftwareGeometryCubeArray &&
@@ -325,24 +334,13 @@ void FunctionLowerer::texture(const ir::Instruction &I) {
       if (G->G != Geometry::D1)
         return ImageLoad();
       // tex1Dfetch on linear memory: a formatted load of element x through the V#.
-      BasicBlock *Buf = BasicBlock::Create(S.Ctx, "tex.buffer", &LF);
-      BasicBlock *Img = BasicBlock::Create(S.Ctx, "tex.image", &LF);
-      BasicBlock *Join = BasicBlock::Create(S.Ctx, "tex.join", &LF);
-      B.CreateCondBr(O.flag(img::ImageIsBuffer), Buf, Img);
-      B.SetInsertPoint(Buf);
-      Value *FromBuffer = B.CreateCall(
-          imageIntrinsic(*this, Intrinsic::amdgcn_struct_buffer_load_format, {V4F}),
-          {O.bufferResource(), Coords[0], B.getInt32(0), B.getInt32(0), B.getInt32(0)});
-      B.CreateBr(Join);
-      B.SetInsertPoint(Img);
-      Value *FromImage = ImageLoad();
-      BasicBlock *ImgEnd = B.GetInsertBlock();
-      B.CreateBr(Join);
-      B.SetInsertPoint(Join);
-      PHINode *P = B.CreatePHI(V4F, 2);
-      P->addIncoming(FromBuffer, Buf);
-      P->addIncoming(FromImage, ImgEnd);
-      return P;
+      auto BufferLoad = [&]() -> Value * {
+        return B.CreateCall(
+            imageIntrinsic(*this, Intrinsic::amdgcn_struct_buffer_load_format, {V4F}),
+            {O.bufferResource(), Coords[0], B.getInt32(0), B.getInt32(0), B.getInt32(0)});
+      };
+      return branchOnFlag(*this, O, img::ImageIsBuffer, {"tex.buffer", "tex.image", "tex.join"},
+                          BufferLoad, ImageLoad);
     };
     defineTexels(*this, I.Operands[0], imagePaths(*this, O, HardwareCan, Software, Hardware),
                  ResultT);
