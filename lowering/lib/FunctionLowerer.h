@@ -113,6 +113,8 @@ public:
   Value *canonicalNaN(Value *V);
   /// `.relu`: negative values to +0, NaN to the canonical NaN.
   Value *relu(Value *V);
+  /// e4m3 or e5m2 bytes (i8 or a vector of i8) as f32 values, exactly (e4m3's NaN is NaN).
+  Value *fp8ToFloat(Value *Bytes, bool E5M2);
   /// Flush-to-zero of subnormal values (`.ftz`), keeping the sign (any float type or vector).
   Value *flush(Value *V);
   /// `.approx` functions on the hardware's own approximations.

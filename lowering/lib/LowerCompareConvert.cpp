@@ -434,35 +434,41 @@ void FunctionLowerer::cvtPacked(const ir::Instruction &I) {
     Value *Bytes = B.CreateBitCast(A, FixedVectorType::get(B.getInt8Ty(), 2));
     llvm::Type *H2 = valueType(S.Ctx, DT);
     Value *R;
-    if (ST == ir::Type::E5M2x2) { // e5m2 is the high byte of an f16
+    if (ST == ir::Type::E5M2x2) { // e5m2 is the high byte of an f16: NaN payloads kept
       Value *Halves = B.CreateZExt(Bytes, FixedVectorType::get(B.getInt16Ty(), 2));
-      Value *Shifted = B.CreateShl(Halves, 8);
-      R = B.CreateBitCast(Shifted, H2);
+      R = B.CreateBitCast(B.CreateShl(Halves, 8), H2);
     } else {
-      llvm::Type *V2 = FixedVectorType::get(I32, 2);
-      Value *C = B.CreateZExt(Bytes, V2);
-      Value *Sign = B.CreateShl(B.CreateAnd(C, ConstantInt::get(V2, 0x80)), 24);
-      Value *Mag = B.CreateAnd(C, ConstantInt::get(V2, 0x7f));
-      // Normal: exponent rebiased from 7 to 127, mantissa to the top of the f32's.
-      Value *Shifted = B.CreateShl(Mag, 20);
-      Value *Normal = B.CreateAdd(Shifted, ConstantInt::get(V2, uint32_t(127 - 7) << 23));
-      // Subnormal (exponent 0): the mantissa counts 2^-9.
-      Value *Man = B.CreateAnd(C, ConstantInt::get(V2, 7));
-      Value *ManF = B.CreateUIToFP(Man, FixedVectorType::get(F32, 2));
-      Value *SubF = B.CreateFMul(ManF, ConstantFP::get(FixedVectorType::get(F32, 2), 0x1p-9));
-      Value *Sub = B.CreateBitCast(SubF, V2);
-      Value *IsSub = B.CreateICmpULT(Mag, ConstantInt::get(V2, 8));
-      Value *Abs = B.CreateSelect(IsSub, Sub, Normal);
-      Value *IsNaN = B.CreateICmpEQ(Mag, ConstantInt::get(V2, 0x7f));
-      Value *Fixed = B.CreateSelect(IsNaN, ConstantInt::get(V2, 0x7fffffff), Abs);
-      Value *Bits = B.CreateOr(Fixed, Sign);
-      Value *F = B.CreateBitCast(Bits, FixedVectorType::get(F32, 2));
-      R = B.CreateFPTrunc(F, H2);
+      R = B.CreateFPTrunc(fp8ToFloat(Bytes, false), H2);
     }
     def(I.Operands[0], Relu ? relu(R) : R);
     return;
   }
   unsupported();
+}
+
+Value *FunctionLowerer::fp8ToFloat(Value *Bytes, bool E5M2) {
+  llvm::Type *I32 = B.getInt32Ty(), *F32 = B.getFloatTy();
+  auto *VT = dyn_cast<FixedVectorType>(Bytes->getType());
+  auto Like = [&](llvm::Type *T) -> llvm::Type * {
+    return VT ? FixedVectorType::get(T, VT->getNumElements()) : T;
+  };
+  llvm::Type *W = Like(I32);
+  auto K = [&](uint32_t V) { return ConstantInt::get(W, V); };
+  Value *C = B.CreateZExt(Bytes, W);
+  if (E5M2) // e5m2 is the high byte of an f16
+    return B.CreateFPExt(B.CreateBitCast(B.CreateTrunc(B.CreateShl(C, 8), Like(B.getInt16Ty())),
+                                         Like(B.getHalfTy())),
+                         Like(F32));
+  Value *Sign = B.CreateShl(B.CreateAnd(C, K(0x80)), 24);
+  Value *Mag = B.CreateAnd(C, K(0x7f));
+  // Normal: exponent rebiased from 7 to 127, mantissa to the top of the f32's.
+  Value *Normal = B.CreateAdd(B.CreateShl(Mag, 20), K(uint32_t(127 - 7) << 23));
+  // Subnormal (exponent 0): the mantissa counts 2^-9.
+  Value *ManF = B.CreateUIToFP(B.CreateAnd(C, K(7)), Like(F32));
+  Value *Sub = B.CreateBitCast(B.CreateFMul(ManF, ConstantFP::get(Like(F32), 0x1p-9)), W);
+  Value *Abs = B.CreateSelect(B.CreateICmpULT(Mag, K(8)), Sub, Normal);
+  Value *Fixed = B.CreateSelect(B.CreateICmpEQ(Mag, K(0x7f)), K(0x7fffffff), Abs);
+  return B.CreateBitCast(B.CreateOr(Fixed, Sign), Like(F32));
 }
 
 void FunctionLowerer::cvta(const ir::Instruction &I) {

@@ -142,6 +142,9 @@ public:
     case Type::U8:
     case Type::U4:
       return B.CreateZExt(Narrow, B.getInt32Ty());
+    case Type::E4M3:
+    case Type::E5M2:
+      return L.fp8ToFloat(Narrow, T == Type::E5M2);
     default:
       L.fail(fmt::format("matrix elements of type .{} are not supported yet", ir::typeName(T)));
     }
@@ -584,8 +587,10 @@ void FunctionLowerer::mma(const ir::Instruction &I) {
   Type DT = I.Types[0], AT = I.Types[1], BT = I.Types[2], CT = I.Types[3];
   if (M == 8 && K == 4 && AT == Type::F16)
     return quadPairMma(*this, I);
-  if (!I.has(Mod::Row) || !I.has(Mod::Col) || (M != 8 && M != 16) || AT == Type::E4M3 ||
-      AT == Type::E5M2 || ir::typeBits(AT) == 6 || AT == Type::E2M1)
+  // f8 (e4m3, e5m2, mixed) in the m16n8k32 layout of s8; the f6 and f4 kinds not yet.
+  auto IsF8 = [](Type T) { return T == Type::E4M3 || T == Type::E5M2; };
+  if (!I.has(Mod::Row) || !I.has(Mod::Col) || (M != 8 && M != 16) || ir::typeBits(AT) == 6 ||
+      AT == Type::E2M1 || IsF8(AT) != IsF8(BT) || (IsF8(AT) && (M != 16 || K != 32)))
     unsupported();
   Matrix X(*this);
   Matrix::Arithmetic Ar{AT, BT, I.has(Mod::Satfinite) && isIntegerInput(AT), I.has(Mod::Xor)};

@@ -41,7 +41,9 @@ std::string prologue(unsigned Buffers) {
 bool skipped(uint32_t Tile) { return Tile % Warps == SkippedWarp; }
 
 // ---- element formats ----
-enum class Kind { F16, BF16, TF32, F32, F64, S8, U8, S4, U4, B1, S32 };
+enum class Kind { F16, BF16, TF32, F32, F64, S8, U8, S4, U4, B1, S32, E4M3, E5M2 };
+
+bool isF8(Kind K) { return K == Kind::E4M3 || K == Kind::E5M2; }
 
 unsigned bitsOf(Kind K) {
   switch (K) {
@@ -50,6 +52,8 @@ unsigned bitsOf(Kind K) {
     return 16;
   case Kind::S8:
   case Kind::U8:
+  case Kind::E4M3:
+  case Kind::E5M2:
     return 8;
   case Kind::S4:
   case Kind::U4:
@@ -87,13 +91,41 @@ const char *nameOf(Kind K) {
     return "b1";
   case Kind::S32:
     return "s32";
+  case Kind::E4M3:
+    return "e4m3";
+  case Kind::E5M2:
+    return "e5m2";
   }
   return "?";
+}
+
+/// The bits of \p V, a normal number exactly representable with \p Man mantissa bits and an
+/// exponent bias of \p Bias, in a 1-sign, 7 - Man exponent, Man mantissa byte (e4m3, e5m2).
+uint64_t encodeF8(double V, int Man, int Bias) {
+  if (V == 0)
+    return 0;
+  uint64_t Sign = V < 0 ? 0x80 : 0;
+  int E;
+  double F = std::frexp(std::fabs(V), &E); // |V| = F 2^E, F in [0.5, 1)
+  uint64_t Mantissa = uint64_t(std::ldexp(F * 2 - 1, Man));
+  return Sign | uint64_t(E - 1 + Bias) << Man | Mantissa;
+}
+
+double decodeF8(uint64_t Bits, int Man, int Bias) {
+  int Exp = int(Bits >> Man & ((1u << (7 - Man)) - 1));
+  double Mantissa = double(Bits & ((1u << Man) - 1));
+  double V = Exp ? std::ldexp(1 + std::ldexp(Mantissa, -Man), Exp - Bias)
+                 : std::ldexp(Mantissa, 1 - Bias - Man);
+  return Bits & 0x80 ? -V : V;
 }
 
 /// The bits of value \p V (exactly representable) in format \p K.
 uint64_t encode(Kind K, double V) {
   switch (K) {
+  case Kind::E4M3:
+    return encodeF8(V, 3, 7);
+  case Kind::E5M2:
+    return encodeF8(V, 2, 15);
   case Kind::F16: {
     _Float16 H = static_cast<_Float16>(V);
     uint16_t Bits;
@@ -120,6 +152,10 @@ uint64_t encode(Kind K, double V) {
 
 double decode(Kind K, uint64_t Bits) {
   switch (K) {
+  case Kind::E4M3:
+    return decodeF8(Bits, 3, 7);
+  case Kind::E5M2:
+    return decodeF8(Bits, 2, 15);
   case Kind::F16: {
     uint16_t B = uint16_t(Bits);
     _Float16 H;
@@ -294,7 +330,7 @@ KernelCase mmaCase(const MmaSpec &Sp, uint64_t Seed) {
         if (K == Kind::S32)
           V = Sp.Extra == ".satfinite" && R() % 4 == 0 ? (R() % 2 ? 0x7ffffff0u : 0x80000010u)
                                                        : uint32_t(R());
-        else if (bitsOf(K) <= 8)
+        else if (bitsOf(K) <= 8 && !isF8(K))
           V = R();
         else
           V = encode(K, double(int(R() % (Acc ? 33 : 17)) - (Acc ? 16 : 8)) / (Acc ? 4 : 2));
@@ -716,6 +752,9 @@ KernelFamily tensorCores() {
       {8, 128, K::S32, K::B1, K::B1, K::S32, ".xor.popc"},
       {16, 128, K::S32, K::B1, K::B1, K::S32, ".and.popc"},
       {16, 256, K::S32, K::B1, K::B1, K::S32, ".xor.popc"},
+      {16, 32, K::F32, K::E4M3, K::E4M3, K::F32, ""},
+      {16, 32, K::F32, K::E4M3, K::E5M2, K::F32, ""},
+      {16, 32, K::F32, K::E5M2, K::E5M2, K::F32, ""},
   };
   uint64_t Seed = 0x7e50;
   for (const MmaSpec &S : Mmas)
