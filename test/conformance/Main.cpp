@@ -3,6 +3,8 @@
 // whether any case failed that is not a listed known failure.
 #include "Families.h"
 
+#include "ptx2amd/amdgpu-backend/Target.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -74,6 +76,10 @@ int main(int argc, char **argv) {
       return usage();
     }
   }
+  // The reduced sample on a wave64 and a wave32 target; --full on every target.
+  if (Targets.empty() && O.Random >= 200000)
+    for (const ptx2amd::amdgpu::Target &T : ptx2amd::amdgpu::allTargets())
+      Targets.emplace_back(T.Name);
   if (Targets.empty())
     Targets = {"gfx90a", "gfx1100"};
   std::vector<Family> All = integerFamilies();
