@@ -27,7 +27,7 @@ static float fieldF(const GLOBAL u8 *O, u32 Offset) { return *(const GLOBAL floa
 struct Image {
   const GLOBAL u8 *O;
   const GLOBAL u8 *Base; ///< the view's first level
-  u32 Width, Height, Depth, Layers, FirstLayer, Levels, TexelBytes, Flags, Info;
+  u32 Width, Height, Depth, Layers, FirstLayer, Levels, TexelBytes, Info;
   u32 Channels, Bits, Type;
   int Normalized, Srgb;
   u64 RowPitch;
@@ -48,7 +48,6 @@ static struct Image image(const GLOBAL u8 *O) {
   I.FirstLayer = field(O, ImageObjectFirstLayer);
   I.Levels = field(O, ImageObjectLevels);
   I.TexelBytes = field(O, ImageObjectTexelBytes);
-  I.Flags = field(O, ImageObjectFlagsOffset);
   I.Info = field(O, ImageObjectSamplerInfo);
   I.RowPitch = field(O, ImageObjectRowPitch);
   u32 F = field(O, ImageObjectFormat);
@@ -67,6 +66,16 @@ static u32 maxu(u32 A, u32 B) { return A > B ? A : B; }
 static u64 align256(u64 V) { return (V + 255u) & ~(u64)255u; }
 static float minf(float A, float B) { return A < B ? A : B; }
 static float maxf(float A, float B) { return A > B ? A : B; }
+
+/// Coordinates within a layer: 1 (1D, 1D arrays), 3 (3D) or 2 (2D, 2D arrays, a cube face).
+static u32 spatialOf(u32 Geometry) {
+  return Geometry == SoftwareGeometry3D                                          ? 3
+         : Geometry == SoftwareGeometry1D || Geometry == SoftwareGeometryArray1D ? 1
+                                                                                 : 2;
+}
+static int isLayered(u32 Geometry) {
+  return Geometry == SoftwareGeometryArray1D || Geometry == SoftwareGeometryArray2D;
+}
 
 /// One mip level of the view: where it lies and its extents.
 struct Level {
@@ -223,32 +232,18 @@ static struct Coords coords(const struct Image *I, u32 Geometry, float X, float 
     // The guide: wrap and mirror need normalized coordinates; otherwise they clamp.
     C.Modes[K] = !Normalized && (M == ModeWrap || M == ModeMirror) ? ModeClamp : M;
   }
-  switch (Geometry) {
-  case SoftwareGeometry1D:
-  case SoftwareGeometryArray1D:
-    C.Spatial = 1;
-    break;
-  case SoftwareGeometry3D:
-    C.Spatial = 3;
-    break;
-  case SoftwareGeometryCube:
-  case SoftwareGeometryCubeArray: {
+  C.Spatial = spatialOf(Geometry);
+  C.Normalized = Normalized;
+  if (Geometry == SoftwareGeometryCube || Geometry == SoftwareGeometryCubeArray) {
     u32 Face;
     cubeFace(X, Y, Z, &Face, &C.U[0], &C.U[1]);
     u32 Cubes = maxu(1, I->Layers / 6);
     C.Slice = Face + 6 * (Geometry == SoftwareGeometryCubeArray ? clampIndex(Layer, Cubes) : 0);
-    C.Spatial = 2;
     C.Modes[0] = C.Modes[1] = ModeClamp;
     C.Normalized = 1;
-    return C;
-  }
-  default:
-    C.Spatial = 2;
-    break;
-  }
-  if (Geometry == SoftwareGeometryArray1D || Geometry == SoftwareGeometryArray2D)
+  } else if (isLayered(Geometry)) {
     C.Slice = clampIndex(Layer, I->Layers);
-  C.Normalized = Normalized;
+  }
   return C;
 }
 
@@ -270,15 +265,23 @@ static struct Texel tap(const struct Image *I, const struct Level *L, const stru
 
 static float fixed8(float W) { return __builtin_rintf(W * 256.0f) / 256.0f; }
 
+/// Coordinate \p K of \p C in texels of level \p Lv (\p L).
+static float texelCoord(const struct Image *I, const struct Coords *C, const struct Level *L,
+                        u32 Lv, u32 K) {
+  float Ext = (float)(K == 0 ? L->Width : K == 1 ? L->Height : L->Depth);
+  if (C->Normalized)
+    return C->U[K] * Ext;
+  float Ext0 = (float)(K == 0 ? I->Width : K == 1 ? I->Height : I->Depth);
+  return Lv == 0 ? C->U[K] : C->U[K] * Ext / Ext0;
+}
+
 /// One level sampled with the object's filter.
 static struct Texel sampleLevel(const struct Image *I, u32 Geometry, const struct Coords *C,
                                 u32 Lv) {
   struct Level L = level(I, Geometry, Lv);
-  float Ext[3] = {(float)L.Width, (float)L.Height, (float)L.Depth};
-  float Ext0[3] = {(float)I->Width, (float)I->Height, (float)I->Depth};
   float U[3] = {0, 0, 0};
   for (u32 K = 0; K < C->Spatial; ++K)
-    U[K] = C->Normalized ? C->U[K] * Ext[K] : Lv == 0 ? C->U[K] : C->U[K] * Ext[K] / Ext0[K];
+    U[K] = texelCoord(I, C, &L, Lv, K);
   if (!(I->Info & SamplerInfoLinear) || integerRead(I))
     return tap(I, &L, C, (int)__builtin_floorf(U[0]) + C->Off[0],
                (int)__builtin_floorf(U[1]) + C->Off[1], (int)__builtin_floorf(U[2]) + C->Off[2]);
@@ -345,10 +348,7 @@ u32x4 __ptx2amd_tex_grad(const GLOBAL u8 *O, u32 Geometry, float X, float Y, flo
   struct Image I = image(O);
   int Normalized = (I.Info & SamplerInfoNormalized) != 0;
   int Cube = Geometry == SoftwareGeometryCube || Geometry == SoftwareGeometryCubeArray;
-  u32 Spatial = Cube                                                                    ? 2
-                : Geometry == SoftwareGeometry3D                                        ? 3
-                : Geometry == SoftwareGeometry1D || Geometry == SoftwareGeometryArray1D ? 1
-                                                                                        : 2;
+  u32 Spatial = spatialOf(Geometry);
   float Ext[3] = {(float)I.Width, (float)I.Height, (float)I.Depth};
   float Dx[3] = {DxX, DxY, DxZ}, Dy[3] = {DyX, DyY, DyZ};
   float SX = 0, SY = 0;
@@ -369,10 +369,8 @@ u32x4 __ptx2amd_tex_gather(const GLOBAL u8 *O, u32 Geometry, float X, float Y, f
   struct Image I = image(O);
   struct Coords C = coords(&I, Geometry, X, Y, Z, Layer);
   struct Level L = level(&I, Geometry, 0);
-  float U = C.Normalized ? C.U[0] * (float)L.Width : C.U[0];
-  float V = C.Normalized ? C.U[1] * (float)L.Height : C.U[1];
-  int I0 = (int)__builtin_floorf(U - 0.5f) + OffX;
-  int J0 = (int)__builtin_floorf(V - 0.5f) + OffY;
+  int I0 = (int)__builtin_floorf(texelCoord(&I, &C, &L, 0, 0) - 0.5f) + OffX;
+  int J0 = (int)__builtin_floorf(texelCoord(&I, &C, &L, 0, 1) - 0.5f) + OffY;
   static const int Taps[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
   struct Texel R;
   for (u32 K = 0; K < 4; ++K) {
@@ -383,44 +381,35 @@ u32x4 __ptx2amd_tex_gather(const GLOBAL u8 *O, u32 Geometry, float X, float Y, f
   return result(&I, R);
 }
 
+/// The texel at integer coordinates of level \p Lv, or null outside the view.
+static GLOBAL u8 *texelAt(const struct Image *I, u32 Geometry, int Lv, int X, int Y, int Z,
+                          int Layer) {
+  u32 Spatial = spatialOf(Geometry);
+  int Layered = isLayered(Geometry);
+  if (Lv < 0 || (u32)Lv >= I->Levels || (Layered && (Layer < 0 || (u32)Layer >= I->Layers)))
+    return 0;
+  struct Level L = level(I, Geometry, (u32)Lv);
+  if (X < 0 || (u32)X >= L.Width || (Spatial >= 2 && (Y < 0 || (u32)Y >= L.Height)) ||
+      (Spatial >= 3 && (Z < 0 || (u32)Z >= L.Depth)))
+    return 0;
+  u64 Slice = Spatial == 3 ? (u64)Z : Layered ? (u64)Layer + I->FirstLayer : 0;
+  if (Spatial < 2)
+    Y = 0;
+  return (GLOBAL u8 *)L.Base + Slice * L.SlicePitch + (u64)Y * L.RowPitch + (u64)X * I->TexelBytes;
+}
+
 /// tex with integer coordinates: the texel itself (linear memory: element X), zero outside.
 u32x4 __ptx2amd_tex_fetch(const GLOBAL u8 *O, u32 Geometry, int X, int Y, int Z, int Layer,
                           int Lv) {
   struct Image I = image(O);
-  u32 Spatial = Geometry == SoftwareGeometry3D                                          ? 3
-                : Geometry == SoftwareGeometry1D || Geometry == SoftwareGeometryArray1D ? 1
-                                                                                        : 2;
-  int Layered = Geometry == SoftwareGeometryArray1D || Geometry == SoftwareGeometryArray2D;
-  if (Lv < 0 || (u32)Lv >= I.Levels || (Layered && (Layer < 0 || (u32)Layer >= I.Layers)))
-    return (u32x4){0, 0, 0, 0};
-  struct Level L = level(&I, Geometry, (u32)Lv);
-  if (X < 0 || (u32)X >= L.Width || (Spatial >= 2 && (Y < 0 || (u32)Y >= L.Height)) ||
-      (Spatial >= 3 && (Z < 0 || (u32)Z >= L.Depth)))
-    return (u32x4){0, 0, 0, 0};
-  if (Spatial < 2)
-    Y = 0;
-  if (Spatial < 3)
-    Z = Layered ? Layer + (int)I.FirstLayer : 0;
-  const GLOBAL u8 *P = L.Base + (u64)Z * L.SlicePitch + (u64)Y * L.RowPitch + (u64)X * I.TexelBytes;
-  return result(&I, readTexel(&I, P));
+  const GLOBAL u8 *P = texelAt(&I, Geometry, Lv, X, Y, Z, Layer);
+  return P ? result(&I, readTexel(&I, P)) : (u32x4){0, 0, 0, 0};
 }
 
 /// A surface's texel at texel coordinates, or null outside the surface.
 static GLOBAL u8 *surfaceTexel(const struct Image *I, u32 Geometry, int X, int Y, int Z,
                                int Layer) {
-  int Layered = Geometry == SoftwareGeometryArray1D || Geometry == SoftwareGeometryArray2D;
-  u32 Spatial = Geometry == SoftwareGeometry3D                                          ? 3
-                : Geometry == SoftwareGeometry1D || Geometry == SoftwareGeometryArray1D ? 1
-                                                                                        : 2;
-  if (X < 0 || (u32)X >= I->Width || (Spatial >= 2 && (Y < 0 || (u32)Y >= I->Height)) ||
-      (Spatial >= 3 && (Z < 0 || (u32)Z >= I->Depth)) ||
-      (Layered && (Layer < 0 || (u32)Layer >= I->Layers)))
-    return 0;
-  struct Level L = level(I, Geometry, 0);
-  u64 Slice = Spatial == 3 ? (u64)Z : Layered ? (u64)Layer + I->FirstLayer : 0;
-  if (Spatial < 2)
-    Y = 0;
-  return (GLOBAL u8 *)L.Base + Slice * L.SlicePitch + (u64)Y * L.RowPitch + (u64)X * I->TexelBytes;
+  return texelAt(I, Geometry, 0, X, Y, Z, Layer);
 }
 
 /// suld.b: the texel's bytes, zero beyond them and outside the surface.
