@@ -427,26 +427,13 @@ Error checkResource(const Target &T, const ImageResource &I) {
   return Error::success();
 }
 
-/// Whether \p T's image unit can address \p I through a T#; if not, the object takes the
-/// software path (ImageSoftware).
-bool imageUnitTakes(const Target &T, const ImageResource &I) {
-  if (!T.hasImageInstructions() || I.Format.Srgb)
-    return false;
-  if (I.Shape == ImageShape::Buffer)
-    return true;
-  const GenLayout &L = layoutOf(T);
-  if (I.Width > L.MaxExtent || I.Height > L.MaxExtent)
-    return false;
-  uint64_t Pitch =
-      (I.RowPitch ? I.RowPitch : naturalPitch(I.Width, I.Format.bytes())) / I.Format.bytes();
-  return Pitch - 1 < (uint64_t(1) << (L.Pitch ? L.Pitch.Bits : L.Depth.Bits));
+/// The row pitch of level 0 in texels, as the T# holds it.
+uint64_t pitchInTexels(const ImageResource &I) {
+  return (I.RowPitch ? I.RowPitch : naturalPitch(I.Width, I.Format.bytes())) / I.Format.bytes();
 }
 
-} // namespace
-
-Expected<ImageLayout> layoutImage(const Target &T, const ImageResource &Image) {
-  if (Error E = checkResource(T, Image))
-    return E;
+/// The linear layout of a checked \p Image (see layoutImage).
+ImageLayout linearLayout(const ImageResource &Image) {
   ImageLayout Out;
   unsigned Bytes = Image.Format.bytes();
   if (Image.Shape == ImageShape::Buffer) {
@@ -474,6 +461,27 @@ Expected<ImageLayout> layoutImage(const Target &T, const ImageResource &Image) {
   return Out;
 }
 
+/// Whether \p T's image unit can address \p I through a T#; if not, the object takes the
+/// software path (ImageSoftware).
+bool imageUnitTakes(const Target &T, const ImageResource &I) {
+  if (!T.hasImageInstructions() || I.Format.Srgb)
+    return false;
+  if (I.Shape == ImageShape::Buffer)
+    return true;
+  const GenLayout &L = layoutOf(T);
+  if (I.Width > L.MaxExtent || I.Height > L.MaxExtent)
+    return false;
+  return pitchInTexels(I) - 1 < (uint64_t(1) << (L.Pitch ? L.Pitch.Bits : L.Depth.Bits));
+}
+
+} // namespace
+
+Expected<ImageLayout> layoutImage(const Target &T, const ImageResource &Image) {
+  if (Error E = checkResource(T, Image))
+    return E;
+  return linearLayout(Image);
+}
+
 namespace {
 
 void encodeImage(const Target &T, const ImageResource &I, FormatCode Fmt, uint32_t *W) {
@@ -494,8 +502,7 @@ void encodeImage(const Target &T, const ImageResource &I, FormatCode Fmt, uint32
   put(W, L.LastLevel, Last);
   put(W, L.MaxMip, I.MipLevels - 1);
   put(W, L.BaseArray, I.FirstLayer);
-  uint64_t Pitch =
-      (I.RowPitch ? I.RowPitch : naturalPitch(I.Width, I.Format.bytes())) / I.Format.bytes();
+  uint64_t Pitch = pitchInTexels(I);
   uint32_t Depth = 0;
   switch (I.Shape) {
   case ImageShape::D3:
@@ -546,10 +553,7 @@ Expected<ImageObject> buildObject(const Target &T, const ImageResource &I, bool 
     encodeBuffer(T, I, *Fmt, O.Resource);
     O.Flags |= ImageIsBuffer;
   } else {
-    Expected<ImageLayout> Layout = layoutImage(T, I);
-    if (!Layout)
-      return Layout.takeError();
-    const ImageLevel &Base = Layout->Levels[I.BaseLevel];
+    ImageLevel Base = linearLayout(I).Levels[I.BaseLevel]; // I is checked above
     Address += Base.Offset;
     RowPitch = Base.RowPitch;
     if (imageUnitTakes(T, I))

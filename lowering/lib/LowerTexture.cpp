@@ -96,14 +96,13 @@ struct ImageObjectLoads {
 
 /// What the target's image unit can do (Target.h); a target outside the table is taken to
 /// have a full image unit.
-static bool hasImageInstructions(const FunctionLowerer &L) {
-  const img::Target *T = img::findTarget(L.S.Target.Name);
-  return !T || T->hasImageInstructions();
-}
-static bool hasExplicitLodSampling(const FunctionLowerer &L) {
-  const img::Target *T = img::findTarget(L.S.Target.Name);
-  return !T || T->hasExplicitLodSampling();
-}
+struct ImageUnit {
+  bool Instructions = true, ExplicitLod = true;
+  explicit ImageUnit(const FunctionLowerer &L) {
+    if (const img::Target *T = img::findTarget(L.S.Target.Name))
+      Instructions = T->hasImageInstructions(), ExplicitLod = T->hasExplicitLodSampling();
+  }
+};
 
 /// A call of the device library's software texture path (ptx2amd-texture.c).
 static Value *softwareCall(FunctionLowerer &L, StringRef Name, llvm::Type *Result,
@@ -299,8 +298,8 @@ void FunctionLowerer::texture(const ir::Instruction &I) {
   Value *Geom = B.getInt32(unsigned(G->G));
   // The image unit has everything but explicit-level sampling and gathers on CDNA; offsets on
   // float coordinates take the software path.
-  bool HardwareCan = hasImageInstructions(*this) &&
-                     (hasExplicitLodSampling(*this) || (!Level && !Grad && !Gather)) &&
+  ImageUnit Unit(*this);
+  bool HardwareCan = Unit.Instructions && (Unit.ExplicitLod || (!Level && !Grad && !Gather)) &&
                      (Offsets.empty() || CoordT == ir::Type::S32);
   auto Texels = [&](Value *FromSoftware) { return B.CreateBitCast(FromSoftware, V4F); };
 
@@ -425,7 +424,7 @@ void FunctionLowerer::texture(const ir::Instruction &I) {
     }
     // CDNA's image unit samples at the implicit level only: there a plain tex is image_sample,
     // the same as level 0 on single-level images.
-    bool Implicit = !hasExplicitLodSampling(*this);
+    bool Implicit = !Unit.ExplicitLod;
     StringRef Op = Grad ? "sample.d" : Implicit ? "sample" : "sample.l";
     unsigned DMask = 15;
     if (Gather) {
@@ -611,7 +610,7 @@ void FunctionLowerer::surface(const ir::Instruction &I) {
   unsigned N = surfaceVectorWidth(I);
   llvm::Type *I32 = B.getInt32Ty(), *I128 = B.getIntNTy(128);
   auto *V4I = FixedVectorType::get(I32, 4), *Rsrc = FixedVectorType::get(I32, 8);
-  bool HardwareCan = hasImageInstructions(*this);
+  bool HardwareCan = ImageUnit(*this).Instructions;
   // The software path's coordinates: x, y, z, layer.
   SmallVector<Value *, 8> SoftArgs{Object, B.getInt32(unsigned(G->G))};
   for (unsigned K = 0; K < 3; ++K)
