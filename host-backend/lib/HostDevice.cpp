@@ -164,6 +164,10 @@ struct KernelEntry {
   EntryFn Entry = nullptr;
   LoopFn Loop = nullptr;
   EntryFn WorkGroup = nullptr;
+  std::string WaveSymbol, VectorReason; ///< the wave function, or why there is none
+  std::string WaveGroupSymbol;          ///< with barriers: a wave as a compiled workgroup's item
+  WaveFn Wave = nullptr;
+  EntryFn WaveGroup = nullptr;
 };
 
 struct LoadedModule::Impl {
@@ -204,11 +208,20 @@ struct LoadedModule::Impl {
           return Lp.takeError();
         K.Loop = reinterpret_cast<LoopFn>(*Lp);
       }
-      if (!K.WorkGroupSymbol.empty()) {
-        auto Wg = Jit->lookup(K.WorkGroupSymbol);
+      if (!K.WaveSymbol.empty()) {
+        auto Wv = Jit->lookup(K.WaveSymbol);
+        if (!Wv)
+          return Wv.takeError();
+        K.Wave = reinterpret_cast<WaveFn>(*Wv);
+      }
+      for (auto [Sym, Fn] : {std::pair{&K.WorkGroupSymbol, &K.WorkGroup},
+                             std::pair{&K.WaveGroupSymbol, &K.WaveGroup}}) {
+        if (Sym->empty())
+          continue;
+        auto Wg = Jit->lookup(*Sym);
         if (!Wg)
           return Wg.takeError();
-        K.WorkGroup = reinterpret_cast<EntryFn>(*Wg);
+        *Fn = reinterpret_cast<EntryFn>(*Wg);
         if (!Resume) {
           auto R = Jit->lookup(rt::Resume);
           if (!R)
@@ -239,6 +252,7 @@ bool forceFibers() {
   return Force;
 }
 
+
 /// At PTX2AMD_LOG=info or debug: each kernel left to the fiber fallback, and why; at debug also
 /// each kernel's lockstep points.
 void logFallbacks(const LoadedModule::Impl &P, StringRef Module) {
@@ -248,12 +262,20 @@ void logFallbacks(const LoadedModule::Impl &P, StringRef Module) {
   }();
   if (Level != "info" && Level != "debug")
     return;
-  unsigned Meet = 0, Fallback = 0;
+  unsigned Meet = 0, Fallback = 0, Available = 0, Vector = 0;
   for (const KernelEntry &K : P.Kernels) {
     if (Level == "debug" && K.LockstepPoints)
       errs() << "ptx2amd: host: kernel '" << K.Name << "': " << K.LockstepPoints
              << " lockstep point" << (K.LockstepPoints == 1 ? "" : "s") << "\n";
-    if (!K.Unavailable.empty() || !K.Fibers)
+    if (!K.Unavailable.empty())
+      continue;
+    ++Available;
+    const bool Waves = !K.WaveSymbol.empty() || !K.WaveGroupSymbol.empty();
+    Vector += Waves;
+    if (Level == "debug" && !Waves)
+      errs() << "ptx2amd: host: kernel '" << K.Name << "' is not vectorised: " << K.VectorReason
+             << "\n";
+    if (!K.Fibers || Waves)
       continue;
     ++Meet;
     if (K.WorkGroupSymbol.empty()) {
@@ -265,6 +287,9 @@ void logFallbacks(const LoadedModule::Impl &P, StringRef Module) {
   if (Meet)
     errs() << "ptx2amd: host: " << Module << ": " << Fallback << " of " << Meet
            << " kernels with synchronisation points on the fiber fallback\n";
+  if (Available)
+    errs() << "ptx2amd: host: " << Module << ": " << Vector << " of " << Available
+           << " kernels vectorised over their waves\n";
 }
 
 } // namespace
@@ -288,6 +313,8 @@ std::string LoadedModule::unavailableReason(StringRef Kernel) const {
 
 Execution LoadedModule::execution(StringRef Kernel) const {
   KernelEntry *K = P->find(Kernel);
+  if (K && (!K->WaveSymbol.empty() || !K->WaveGroupSymbol.empty()))
+    return Execution::Waves;
   if (!K || !K->Fibers)
     return Execution::Loop;
   return K->WorkGroupSymbol.empty() ? Execution::Fibers : Execution::WorkGroup;
@@ -295,6 +322,11 @@ Execution LoadedModule::execution(StringRef Kernel) const {
 
 bool LoadedModule::usesFibers(StringRef Kernel) const {
   return execution(Kernel) == Execution::Fibers;
+}
+
+std::string LoadedModule::vectorReason(StringRef Kernel) const {
+  KernelEntry *K = P->find(Kernel);
+  return K ? K->VectorReason : "no kernel '" + Kernel.str() + "' in the module";
 }
 
 std::string LoadedModule::fiberReason(StringRef Kernel) const {
@@ -337,6 +369,9 @@ std::vector<uint8_t> LoadedModule::compiled() const {
     Body.str(K.LoopSymbol);
     Body.str(K.WorkGroupSymbol);
     Body.str(K.FiberReason);
+    Body.str(K.WaveSymbol);
+    Body.str(K.WaveGroupSymbol);
+    Body.str(K.VectorReason);
     writeMetadata(Body, K.Meta);
   }
   Body.u32(uint32_t(P->Globals.size()));
@@ -424,6 +459,9 @@ Device::loadPtx(StringRef Ptx, StringRef Name, const amdgpu::Target &T, const Lo
     K->LoopSymbol = RK.Loop;
     K->WorkGroupSymbol = RK.WorkGroup;
     K->FiberReason = RK.FiberReason;
+    K->WaveSymbol = RK.Wave;
+    K->WaveGroupSymbol = RK.WaveGroup;
+    K->VectorReason = RK.WaveReason;
   }
   if (Error E = P->bind())
     return E;
@@ -471,6 +509,9 @@ Expected<std::unique_ptr<LoadedModule>> Device::loadCompiled(ArrayRef<uint8_t> B
     K.LoopSymbol = R.str();
     K.WorkGroupSymbol = R.str();
     K.FiberReason = R.str();
+    K.WaveSymbol = R.str();
+    K.WaveGroupSymbol = R.str();
+    K.VectorReason = R.str();
     readMetadata(R, K.Meta);
     P->Kernels.push_back(std::move(K));
   }
@@ -559,6 +600,14 @@ Expected<amdgpu::DeviceOutput> Device::launch(LoadedModule &LM, StringRef Kernel
   if (!C.Fibers && !forceFibers()) {
     L.WorkGroup = K->WorkGroup;
     L.Resume = P.Resume;
+    // Waves run one after another too, where blocks of a cooperative launch may wait.
+    if (!C.Scalar && !C.Cooperative) {
+      L.Wave = K->Wave;
+      if (K->WaveGroup) {
+        L.WorkGroup = K->WaveGroup;
+        L.WaveItems = true;
+      }
+    }
   }
   L.Cooperative = C.Cooperative;
   L.Workers = C.Workers;

@@ -4,6 +4,7 @@
 #include "Jit.h"
 
 #include "Retarget.h"
+#include "VectorizeWaves.h"
 
 #include "ptx2amd/amdgpu-backend/Codegen.h"
 #include "ptx2amd/support/Error.h"
@@ -102,7 +103,7 @@ Expected<std::string> hostIdentity() {
   if (!JTMB)
     return JTMB.takeError();
   return JTMB->getTargetTriple().str() + " " + JTMB->getCPU() + " " +
-         JTMB->getFeatures().getString();
+         JTMB->getFeatures().getString() + (vectorizingWaves() ? "" : " no-wave-vectors");
 }
 
 Expected<std::unique_ptr<JitModule>> JitModule::link(ArrayRef<uint8_t> Object,

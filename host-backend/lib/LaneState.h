@@ -27,6 +27,10 @@ struct LaneState {
   uint64_t DispatchId;
   uint64_t PrivateLo; ///< this work-item's stack, for is.private
   uint64_t PrivateHi;
+  /// A wave of a vectorised kernel with barriers, run as a compiled workgroup's item
+  /// (VectorizeWaves.cpp): its lanes' work-item ids (x, y, z, a wave's worth each) and lanes.
+  const uint32_t *WaveIds;
+  uint64_t WaveExec;
 };
 
 /// PostOp of a work-item that returned.
@@ -48,6 +52,8 @@ inline constexpr unsigned PostA = offsetof(LaneState, PostA);
 inline constexpr unsigned PostB = offsetof(LaneState, PostB);
 inline constexpr unsigned PostSite = offsetof(LaneState, PostSite);
 inline constexpr unsigned Result = offsetof(LaneState, Result);
+inline constexpr unsigned WaveIds = offsetof(LaneState, WaveIds);
+inline constexpr unsigned WaveExec = offsetof(LaneState, WaveExec);
 } // namespace state
 
 /// Names of the runtime entry points that retargeted code calls (WorkItems.cpp defines them).

@@ -20,6 +20,7 @@
 #include "MatrixEmulation.h"
 #include "Runtime.h"
 #include "SyncOps.h"
+#include "VectorizeWaves.h"
 #include "WorkGroup.h"
 
 #include "ptx2amd/amdgpu-backend/Kernarg.h"
@@ -61,6 +62,24 @@ constexpr unsigned ASFlat = AMDGPUAS::FLAT_ADDRESS, ASLds = AMDGPUAS::LOCAL_ADDR
                    ASConst = AMDGPUAS::CONSTANT_ADDRESS, ASPrivate = AMDGPUAS::PRIVATE_ADDRESS;
 
 bool isNarrow(unsigned AS) { return AS == ASLds || AS == ASPrivate; }
+
+/// Marks an LDS atomic until the module's work-item functions are all made (the wave function
+/// runs its lanes' atomics one by one, which must stay read-modify-writes until then).
+constexpr const char *LdsAtomicKind = "ptx2amd.lds.atomic";
+
+/// A workgroup's LDS is its worker's alone and its work-items (and waves) run one at a time, so
+/// an LDS atomic is a plain read-modify-write (no lock prefix).
+void lowerLdsAtomics(Module &M) {
+  for (Function &F : M)
+    for (Instruction &I : make_early_inc_range(instructions(F))) {
+      if (!I.getMetadata(LdsAtomicKind))
+        continue;
+      if (auto *RMW = dyn_cast<AtomicRMWInst>(&I))
+        lowerAtomicRMWInst(RMW);
+      else if (auto *Cas = dyn_cast<AtomicCmpXchgInst>(&I))
+        lowerAtomicCmpXchgInst(Cas);
+    }
+}
 
 class Retargeter {
 public:
@@ -593,17 +612,15 @@ void Retargeter::lowerAddressSpaces() {
       } else if (isa<StoreInst>(I)) {
         Narrow(StoreInst::getPointerOperandIndex());
       } else if (auto *RMW = dyn_cast<AtomicRMWInst>(&I)) {
-        // A workgroup's LDS is its worker's alone, and its work-items run one at a time: an
-        // LDS atomic is a plain read-modify-write (no lock prefix).
         bool Lds = RMW->getPointerAddressSpace() == ASLds;
         Narrow(AtomicRMWInst::getPointerOperandIndex());
         if (Lds)
-          lowerAtomicRMWInst(RMW);
+          RMW->setMetadata(LdsAtomicKind, MDNode::get(C, {}));
       } else if (auto *Cas = dyn_cast<AtomicCmpXchgInst>(&I)) {
         bool Lds = Cas->getPointerAddressSpace() == ASLds;
         Narrow(AtomicCmpXchgInst::getPointerOperandIndex());
         if (Lds)
-          lowerAtomicCmpXchgInst(Cas);
+          Cas->setMetadata(LdsAtomicKind, MDNode::get(C, {}));
       } else if (auto *AC = dyn_cast<AddrSpaceCastInst>(&I)) {
         unsigned From = AC->getSrcAddressSpace(), To = AC->getDestAddressSpace();
         if (!isNarrow(From) && !isNarrow(To))
@@ -847,8 +864,55 @@ Expected<RetargetedModule> Retargeter::run(StringRef Triple, StringRef Layout) {
   buildWrappers();
   M.setTargetTriple(llvm::Triple(Triple));
   M.setDataLayout(Layout);
+  IRBuilder<> B(C);
+  for (RetargetedKernel &K : Out.Kernels) {
+    if (!K.Unavailable.empty() || !vectorizingWaves())
+      continue;
+    std::string Name = "__ptx2amd_host_wave_" + K.Meta.Name;
+    bool Barriers = false;
+    K.WaveReason = vectorizeWave(*M.getFunction(K.Entry), Name, T.WaveSize, Barriers);
+    if (!K.WaveReason.empty())
+      continue;
+    if (Barriers) {
+      // Waves that meet at barriers: each a compiled workgroup's item reading its lanes from
+      // its LaneState.
+      Function *Wave = M.getFunction(Name);
+      auto *Item = Function::Create(FunctionType::get(B.getVoidTy(), {Ptr}, false),
+                                    GlobalValue::InternalLinkage, Name + ".item", M);
+      B.SetInsertPoint(BasicBlock::Create(C, "entry", Item));
+      Value *S = B.CreateCall(stateFunction());
+      auto Read = [&](unsigned Offset, Type *Ty) {
+        auto *L = B.CreateAlignedLoad(Ty, B.CreateConstInBoundsGEP1_32(I8, S, Offset), Align(8));
+        L->setMetadata(LLVMContext::MD_alias_scope, StateScope);
+        return L;
+      };
+      B.CreateCall(Wave, {Item->getArg(0), Read(state::WaveIds, Ptr), Read(state::WaveExec, I64)});
+      B.CreateRetVoid();
+      std::string Group = "__ptx2amd_host_wavewg_" + K.Meta.Name;
+      SetVector<const Function *> Reach;
+      Reach.insert(Wave);
+      std::string Why = formWorkGroup(*Item, Group, *stateFunction(), Reach);
+      Item->eraseFromParent();
+      Wave->eraseFromParent();
+      if (!Why.empty()) {
+        K.WaveReason = "its waves cannot be cut at barriers: " + Why;
+        continue;
+      }
+      K.WaveGroup = std::move(Group);
+    } else {
+      K.Wave = std::move(Name);
+    }
+    // Its waves replace the work-item loop and the compiled workgroup (compiling them too
+    // would double the time a load takes); the fiber entry stays, for LaunchConfig::Fibers.
+    for (std::string *Sym : {&K.Loop, &K.WorkGroup})
+      if (!Sym->empty()) {
+        M.getFunction(*Sym)->eraseFromParent();
+        Sym->clear();
+      }
+  }
   if (Error E = lowerWorkGroups(M))
     return E;
+  lowerLdsAtomics(M);
   std::string Text;
   raw_string_ostream OS(Text);
   if (verifyModule(M, &OS))

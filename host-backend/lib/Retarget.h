@@ -29,6 +29,12 @@ struct RetargetedKernel {
   std::string FiberReason;
   /// void(kernarg, nx, ny, nz): every work-item of a workgroup (plain kernels only)
   std::string Loop;
+  /// void(kernarg, ids, exec): one wave, its lanes as vectors (VectorizeWaves.cpp); empty when
+  /// the kernel is not vectorised (WaveReason says why)
+  std::string Wave, WaveReason;
+  /// void(kernarg): a wave of a vectorised kernel with barriers as a compiled workgroup's item
+  /// (its lanes' ids from LaneState::WaveIds); Wave is then empty
+  std::string WaveGroup;
   std::string Unavailable; ///< why the kernel cannot run on the host (empty: it can)
 };
 

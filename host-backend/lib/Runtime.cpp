@@ -370,7 +370,7 @@ void Pool::runJob(Worker &W) {
     else if (Why == int(Abort::Watchdog))
       fail(FaultKind::Timeout, Where + ": no progress for " + std::to_string(L.WatchdogMs) +
                                    " ms (watchdog, PTX2AMD_HOST_WATCHDOG_MS): " +
-                                   describeStall(W, Stopped, Held, !L.Loop));
+                                   describeStall(W, Stopped, Held, !L.Loop && !L.Wave));
     else
       fail(W.FaultSignal == SIGFPE   ? FaultKind::Arithmetic
            : W.FaultSignal == SIGILL ? FaultKind::Other
@@ -420,6 +420,23 @@ void Pool::runJob(Worker &W) {
   if (L.Workers && W.Index >= L.Workers)
     return;
   bool LanesMade = false; // their ids and the launch's fields, the same in every workgroup
+  // Wave functions: each wave's work-item ids (x, then y, then z, a wave's worth each) and
+  // lanes, the same in every workgroup.
+  const unsigned WS = L.WaveSize, Waves = (N + WS - 1) / WS;
+  std::vector<uint32_t> WaveIds;
+  auto WaveExec = [&](unsigned Wv) {
+    unsigned Lanes = std::min(WS, N - Wv * WS);
+    return Lanes == 64 ? ~uint64_t(0) : (uint64_t(1) << Lanes) - 1;
+  };
+  if (L.Wave || L.WaveItems) {
+    WaveIds.assign(size_t(Waves) * 3 * WS, 0);
+    for (unsigned I = 0; I < N; ++I) {
+      uint32_t *Wv = &WaveIds[size_t(I / WS) * 3 * WS];
+      Wv[I % WS] = I % NX;
+      Wv[WS + I % WS] = I / NX % NY;
+      Wv[2 * WS + I % WS] = I / (NX * NY);
+    }
+  }
   // Workgroups are taken a few at a time: one each made the workers' shared counter bounce
   // between their caches at every small workgroup (a grid of 65536 elementwise workgroups ran
   // slower on two workers than on one). A few per worker's turn still balance the load.
@@ -438,12 +455,35 @@ void Pool::runJob(Worker &W) {
     Running = Group;
     LaneState Base = BaseState(Group, W.Lds[0]);
     W.InKernel = 1;
-    if (L.Loop) {
+    if (L.Wave) {
+      W.Plain = Base;
+      W.Plain.PrivateLo = reinterpret_cast<uint64_t>(W.StackLo);
+      W.Plain.PrivateHi = reinterpret_cast<uint64_t>(W.StackLo + ThreadStack);
+      CurrentState = &W.Plain;
+      for (unsigned Wv = 0; Wv < Waves; ++Wv) {
+        const uint32_t *Ids = &WaveIds[size_t(Wv) * 3 * WS];
+        for (unsigned D = 0; D < 3; ++D) // what the watchdog reports of a wave that never ends
+          W.Plain.ItemId[D] = Ids[D * WS];
+        L.Wave(L.Kernarg, Ids, WaveExec(Wv));
+      }
+    } else if (L.Loop) {
       W.Plain = Base;
       W.Plain.PrivateLo = reinterpret_cast<uint64_t>(W.StackLo);
       W.Plain.PrivateHi = reinterpret_cast<uint64_t>(W.StackLo + ThreadStack);
       CurrentState = &W.Plain;
       L.Loop(L.Kernarg, NX, NY, NZ);
+    } else if (L.WaveItems) {
+      // The workgroup's waves are its items.
+      for (unsigned Wv = 0; Wv < Waves; ++Wv) {
+        LaneState &S = W.Lanes[Wv].State;
+        S = Base;
+        S.WaveIds = &WaveIds[size_t(Wv) * 3 * WS];
+        S.WaveExec = WaveExec(Wv);
+        for (unsigned D = 0; D < 3; ++D)
+          S.ItemId[D] = S.WaveIds[D * WS];
+      }
+      Held = Waves;
+      runFibers(W, L, Waves, 1, Failed);
     } else {
       if (!LanesMade)
         InitLanes(W.Lanes.data(), Base);

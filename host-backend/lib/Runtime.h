@@ -15,6 +15,7 @@ namespace ptx2amd::host {
 
 using EntryFn = void (*)(void *Kernarg);
 using LoopFn = void (*)(void *Kernarg, uint32_t NX, uint32_t NY, uint32_t NZ);
+using WaveFn = void (*)(void *Kernarg, const uint32_t *Ids, uint64_t Exec);
 
 /// One launch as the workers see it.
 struct KernelLaunch {
@@ -25,6 +26,12 @@ struct KernelLaunch {
   /// at its next region with its frame through Resume.
   EntryFn WorkGroup = nullptr;
   void (*Resume)(void *Frame) = nullptr;
+  /// One wave, its lanes as vector elements (VectorizeWaves.cpp; null: work-items): preferred
+  /// to Loop and WorkGroup.
+  WaveFn Wave = nullptr;
+  /// WorkGroup's items are the workgroup's waves (a vectorised kernel with barriers), each
+  /// reading its lanes from LaneState::WaveIds/WaveExec.
+  bool WaveItems = false;
   unsigned WaveSize = 64;
   const amdgpu::LaunchGeometry *Geometry = nullptr;
   void *Kernarg = nullptr;

@@ -62,6 +62,10 @@ struct LaunchConfig {
   /// Runs a compiled workgroup's kernel as fibers, the fallback (PTX2AMD_HOST_FIBERS=1 does so
   /// for every launch): to compare the two.
   bool Fibers = false;
+  /// Runs a vectorised kernel's work-items one at a time instead, as fibers (a vectorised kernel
+  /// has no plain loop or compiled workgroup; loaded with PTX2AMD_HOST_VECTOR=0, no kernel is
+  /// vectorised and each gets those instead): to compare the two.
+  bool Scalar = false;
   /// At most this many of the process's workers take this launch's workgroups (0: all of them;
   /// more than there are: all). To time a kernel on one core beside all of them in one process.
   /// A cooperative launch uses every worker.
@@ -78,11 +82,13 @@ struct LoadOptions {
 
 /// The version of LoadedModule::compiled()'s format; loadCompiled() refuses every other. 4: kernels
 /// carry lockstep points (code cached before them would run warp-synchronous code wrongly); 5:
-/// each kernel's count of them, and LaneState's posts first (the code reads other offsets).
-inline constexpr uint32_t CompiledFormatVersion = 5;
+/// each kernel's count of them, and LaneState's posts first (the code reads other offsets); 6:
+/// each kernel's wave function (or why it has none).
+inline constexpr uint32_t CompiledFormatVersion = 6;
 
 /// How a kernel's workgroup runs.
 enum class Execution {
+  Waves,     ///< vectorised: a wave at a time, its lanes as vector elements (VectorizeWaves)
   Loop,      ///< no barrier or cross-lane operation: its work-items one after another
   WorkGroup, ///< compiled workgroup: work-items in turn from one synchronisation point to the next
   Fibers,    ///< the fallback: a fiber per work-item
@@ -111,6 +117,8 @@ public:
   bool usesFibers(llvm::StringRef Kernel) const;
   /// Why \p Kernel runs on the fiber fallback (empty: it does not).
   std::string fiberReason(llvm::StringRef Kernel) const;
+  /// Why \p Kernel is not vectorised over its waves (empty: it is).
+  std::string vectorReason(llvm::StringRef Kernel) const;
   /// How many places of \p Kernel its wave meets at so that its lanes keep a real wave's
   /// lockstep order through memory (host-backend/README.md, "Lockstep"); 0 for most kernels.
   unsigned lockstepPoints(llvm::StringRef Kernel) const;
