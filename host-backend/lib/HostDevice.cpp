@@ -438,7 +438,7 @@ Device::loadPtx(StringRef Ptx, StringRef Name, const amdgpu::Target &T, const Lo
   if (!Identity)
     return Identity.takeError();
   P->HostIdentity = std::move(*Identity);
-  auto R = retargetModule(M, T, HT->Triple, HT->DataLayout);
+  auto R = retargetModule(M, T, *HT, Opts.VectorizeWaves);
   if (!R)
     return R.takeError();
   P->StaticLdsBytes = R->StaticLdsBytes;

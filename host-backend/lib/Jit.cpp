@@ -95,7 +95,11 @@ Expected<HostTarget> hostTarget() {
   auto DL = JTMB->getDefaultDataLayoutForTarget();
   if (!DL)
     return DL.takeError();
-  return HostTarget{JTMB->getTargetTriple().str(), hostDataLayout(*DL)};
+  SmallVector<StringRef, 64> CpuFeatures;
+  X86::getFeaturesForCPU(JTMB->getCPU(), CpuFeatures);
+  bool Avx512 = StringRef(JTMB->getFeatures().getString()).contains("+avx512f") ||
+                (JTMB->getFeatures().getString().empty() && is_contained(CpuFeatures, "avx512f"));
+  return HostTarget{JTMB->getTargetTriple().str(), hostDataLayout(*DL), Avx512};
 }
 
 Expected<std::string> hostIdentity() {

@@ -25,6 +25,9 @@ namespace ptx2amd::host {
 struct HostTarget {
   std::string Triple;
   std::string DataLayout;
+  /// Masked vector loads and stores, gathers and scatters are instructions (AVX-512), which
+  /// kernels vectorised over their waves need (Retarget.cpp).
+  bool MaskedVectorMemory = false;
 };
 llvm::Expected<HostTarget> hostTarget();
 

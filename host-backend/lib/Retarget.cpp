@@ -83,15 +83,20 @@ void lowerLdsAtomics(Module &M) {
 
 class Retargeter {
 public:
-  Retargeter(Module &M, const amdgpu::Target &T)
-      : M(M), T(T), C(M.getContext()), I8(Type::getInt8Ty(C)), I32(Type::getInt32Ty(C)),
-        I64(Type::getInt64Ty(C)), Ptr(PointerType::get(C, ASFlat)) {}
+  Retargeter(Module &M, const amdgpu::Target &T, bool Vectorize, bool MaskedMemory)
+      : M(M), T(T), Vectorize(Vectorize), MaskedMemory(MaskedMemory), C(M.getContext()), I8(Type::getInt8Ty(C)),
+        I32(Type::getInt32Ty(C)), I64(Type::getInt64Ty(C)), Ptr(PointerType::get(C, ASFlat)) {}
 
   Expected<RetargetedModule> run(StringRef Triple, StringRef Layout);
 
 private:
   Module &M;
   const amdgpu::Target &T;
+  bool Vectorize;    ///< make wave functions (VectorizeWaves.cpp)
+  /// Waves as vectors need masked vector memory instructions (AVX-512): elsewhere LLVM expands
+  /// each masked load, store, gather and scatter into a branch per lane, which takes longer to
+  /// compile than the work-item loops and runs no faster.
+  bool MaskedMemory;
   LLVMContext &C;
   Type *I8, *I32, *I64;
   PointerType *Ptr;
@@ -866,7 +871,7 @@ Expected<RetargetedModule> Retargeter::run(StringRef Triple, StringRef Layout) {
   M.setDataLayout(Layout);
   IRBuilder<> B(C);
   for (RetargetedKernel &K : Out.Kernels) {
-    if (!K.Unavailable.empty() || !vectorizingWaves())
+    if (!K.Unavailable.empty() || !Vectorize || !MaskedMemory)
       continue;
     std::string Name = "__ptx2amd_host_wave_" + K.Meta.Name;
     bool Barriers = false;
@@ -927,9 +932,10 @@ std::string hostDataLayout(const DataLayout &Host) {
   return Host.getStringRepresentation() + "-p3:32:32-p5:32:32";
 }
 
-Expected<RetargetedModule> retargetModule(Module &M, const amdgpu::Target &T, StringRef Triple,
-                                          StringRef Layout) {
-  return Retargeter(M, T).run(Triple, Layout);
+Expected<RetargetedModule> retargetModule(Module &M, const amdgpu::Target &T,
+                                          const HostTarget &Host, bool Vectorize) {
+  return Retargeter(M, T, Vectorize && vectorizingWaves(), Host.MaskedVectorMemory)
+      .run(Host.Triple, Host.DataLayout);
 }
 
 } // namespace ptx2amd::host

@@ -1,6 +1,8 @@
 // The final AMDGPU module re-targeted to the host (x86-64): see Retarget.cpp.
 #pragma once
 
+#include "Jit.h"
+
 #include "ptx2amd/amdgpu-backend/KernelMetadata.h"
 #include "ptx2amd/amdgpu-backend/Target.h"
 
@@ -50,10 +52,11 @@ std::string hostDataLayout(const llvm::DataLayout &Host);
 /// Rewrites \p M (the module after amdgpu::optimizeModule) in place for the host: LDS variables
 /// become offsets in the workgroup's arena, llvm.amdgcn.* calls become work-item state reads or
 /// calls into the wave emulator, 32-bit pointer accesses go through zero-extended addresses,
-/// kernels become C functions taking the kernarg segment; then sets \p Triple and \p Layout and
-/// verifies. An intrinsic or external function the host backend does not implement is an error
+/// kernels become C functions taking the kernarg segment, vectorised over their waves where they
+/// can be when \p Vectorize (and PTX2AMD_HOST_VECTOR is not 0); then sets the host's triple and
+/// layout and verifies. An intrinsic or external function the host backend does not implement is an error
 /// that names it.
 llvm::Expected<RetargetedModule> retargetModule(llvm::Module &M, const amdgpu::Target &T,
-                                                llvm::StringRef Triple, llvm::StringRef Layout);
+                                                const HostTarget &Host, bool Vectorize);
 
 } // namespace ptx2amd::host

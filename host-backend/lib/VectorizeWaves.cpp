@@ -54,6 +54,9 @@ namespace {
 constexpr unsigned MaxInstructions = 40000;
 /// Private bytes a wave may take on its worker's stack (WaveSize copies of each variable).
 constexpr uint64_t MaxPrivateBytes = 2u << 20;
+/// The same for a wave that meets at barriers, whose private memory and scratch lie in its
+/// frame (a fiber stack's 60 KiB also holds what lives across a barrier).
+constexpr uint64_t MaxFramedBytes = 32u << 10;
 
 /// The offset of the LaneState field \p P points at, or -1 when it points elsewhere.
 int64_t stateOffset(const Value *P) {
@@ -787,7 +790,9 @@ bool Vectorizer::emitVarying(Instruction &I) {
       Value *Src = B->CreateAnd(B->CreateLShr(vec(CI->getArgOperand(0)), 2),
                                 ConstantVector::getSplat(ElementCount::getFixed(W),
                                                          B->getInt32(W - 1)));
-      return Set(B->CreateMaskedGather(VT, B->CreateGEP(I32, PermuteBuffer, Src), Align(4), Mk));
+      // Every lane reads (the buffer is the wave's own, the indices in range): no mask.
+      return Set(B->CreateMaskedGather(VT, B->CreateGEP(I32, PermuteBuffer, Src), Align(4),
+                                       Constant::getAllOnesValue(Mk->getType())));
     }
     if (K == CallKind::Vector) {
       Intrinsic::ID ID = CI->getIntrinsicID();
@@ -1031,6 +1036,11 @@ std::string Vectorizer::run(StringRef Name) {
     fillPhis();
   if (Scratch)
     Scratch->setAllocatedType(ArrayType::get(B->getInt8Ty(), std::max<uint64_t>(ScratchBytes, 64)));
+  if (Why.empty() && M.getFunction(rt::Barrier) && PrivateBytes + ScratchBytes > MaxFramedBytes &&
+      any_of(M.getFunction(rt::Barrier)->users(),
+             [&](const User *U) { return cast<Instruction>(U)->getFunction() == F; }))
+    Why = "its waves would keep more than " + std::to_string(MaxFramedBytes >> 10) +
+          " KiB of private memory across barriers";
   if (Why.empty()) {
     std::string Text;
     raw_string_ostream OS(Text);

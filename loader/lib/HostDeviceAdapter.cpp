@@ -552,7 +552,7 @@ Expected<std::unique_ptr<Module>> HostDevice::loadModule(const ModuleImage &Imag
     return fail(ErrorKind::BadInput,
                 "module '" + Image.Name + "' has no PTX: the host device translates PTX");
   auto Loaded = Impl->loadPtx(Image.Ptx, Image.Name, *Props.Target,
-                              {Image.OptLevel, Image.CodeObjectVersion, {}});
+                              {Image.OptLevel, Image.CodeObjectVersion, {}, true});
   if (!Loaded)
     return Loaded.takeError();
   auto M = std::make_unique<HostModule>();

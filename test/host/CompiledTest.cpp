@@ -27,7 +27,7 @@ TEST_CASE("a module loaded from its compiled form runs as the original", "[compi
     CHECK(M.kernels() == Original.kernels());
     REQUIRE(M.unavailableReason(K) == "");
     CHECK(M.execution(K) == Original.execution(K));
-    CHECK(M.execution(K) == host::Execution::WorkGroup);
+    CHECK(M.execution(K) == host::Execution::Waves);
     CHECK(M.lockstepPoints(K) == Original.lockstepPoints(K));
     REQUIRE(M.metadata(K));
     CHECK(M.metadata(K)->KernargSegmentSize == Original.metadata(K)->KernargSegmentSize);

@@ -194,10 +194,13 @@ TEST_CASE("a trap ends the launch with an error", "[errors]") {
 
 TEST_CASE("exited work-items drop out of the barrier", "[errors]") {
   for (const char *Target : WaveTargets)
-    for (bool Fibers : {false, true}) {
-      INFO(Target << (Fibers ? " as fibers" : " as a compiled workgroup"));
-      auto M = loadText(ErrorKernels, Target);
-      CHECK(M->execution("early_exit") == host::Execution::WorkGroup);
+    for (auto [Vectorize, Fibers] : {std::pair{true, false}, {false, false}, {false, true}}) {
+      INFO(Target << (Fibers      ? " as fibers"
+                      : Vectorize ? " as waves"
+                                  : " as a compiled workgroup"));
+      auto M = loadText(ErrorKernels, Target, Vectorize);
+      CHECK(M->execution("early_exit") ==
+            (Vectorize ? host::Execution::Waves : host::Execution::WorkGroup));
       Buffer<uint32_t> Out(64);
       uint32_t *P = Out.get();
       host::LaunchConfig C{{2}, {64}};

@@ -16,18 +16,22 @@ host::Device &device() {
   return *D;
 }
 
-std::unique_ptr<host::LoadedModule> loadText(const std::string &Ptx, const std::string &Target) {
+std::unique_ptr<host::LoadedModule> loadText(const std::string &Ptx, const std::string &Target,
+                                             bool Vectorize) {
   const amdgpu::Target *T = amdgpu::findTarget(Target);
   REQUIRE(T);
-  auto M = device().loadPtx(Ptx, "test.ptx", *T);
+  host::LoadOptions Opts;
+  Opts.VectorizeWaves = Vectorize;
+  auto M = device().loadPtx(Ptx, "test.ptx", *T, Opts);
   if (!M)
     FAIL(llvm::toString(M.takeError()));
   return std::move(*M);
 }
 
-host::LoadedModule &module(const std::string &File, const std::string &Target) {
-  static std::map<std::pair<std::string, std::string>, std::unique_ptr<host::LoadedModule>> Cache;
-  auto &Slot = Cache[{File, Target}];
+host::LoadedModule &module(const std::string &File, const std::string &Target, bool Vectorize) {
+  static std::map<std::tuple<std::string, std::string, bool>, std::unique_ptr<host::LoadedModule>>
+      Cache;
+  auto &Slot = Cache[{File, Target, Vectorize}];
   if (!Slot) {
     std::string Path = File[0] == '/' ? File : std::string(PTX2AMD_CUDA_PTX_DIR) + "/" + File;
     auto Text = llvm::MemoryBuffer::getFile(Path);
@@ -35,7 +39,9 @@ host::LoadedModule &module(const std::string &File, const std::string &Target) {
     REQUIRE(bool(Text));
     const amdgpu::Target *T = amdgpu::findTarget(Target);
     REQUIRE(T);
-    auto M = device().loadPtx((*Text)->getBuffer(), Path, *T);
+    host::LoadOptions Opts;
+    Opts.VectorizeWaves = Vectorize;
+    auto M = device().loadPtx((*Text)->getBuffer(), Path, *T, Opts);
     if (!M)
       FAIL(llvm::toString(M.takeError()));
     Slot = std::move(*M);

@@ -21,10 +21,14 @@ host::Device &device();
 
 /// A PTX file (path relative to the build's test/cuda/ptx, or absolute) loaded for \p Target,
 /// once per process.
-host::LoadedModule &module(const std::string &File, const std::string &Target);
+/// Vectorize = false: no kernel vectorised over its waves (plain loops and compiled workgroups
+/// of work-items instead).
+host::LoadedModule &module(const std::string &File, const std::string &Target,
+                           bool Vectorize = true);
 
 /// Loads PTX text (not cached).
-std::unique_ptr<host::LoadedModule> loadText(const std::string &Ptx, const std::string &Target);
+std::unique_ptr<host::LoadedModule> loadText(const std::string &Ptx, const std::string &Target,
+                                             bool Vectorize = true);
 
 /// Device memory holding a copy of \p Host; read() copies it back.
 template <typename T> class Buffer {

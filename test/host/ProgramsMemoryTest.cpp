@@ -50,7 +50,7 @@ TEST_CASE("transpose: naive and padded shared-memory tiles, partial edge tiles",
                *NaiveD = "_Z15transpose_naiveIdEvPKT_PS0_ii",
                *TiledD = "_Z15transpose_tiledIdEvPKT_PS0_ii";
     CHECK_FALSE(M.usesFibers(NaiveF));
-    CHECK(M.execution(TiledF) == host::Execution::WorkGroup);
+    CHECK(M.execution(TiledF) == host::Execution::Waves);
     for (auto [Rows, Cols] : {std::pair{45, 70}, std::pair{97, 33}, std::pair{1, 31}}) {
       checkTranspose<float>(M, NaiveF, false, Rows, Cols);
       checkTranspose<float>(M, TiledF, true, Rows, Cols);

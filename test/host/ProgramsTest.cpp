@@ -64,7 +64,7 @@ TEST_CASE("reduce_shared: tree reductions in shared memory with __syncthreads", 
   for (const char *Target : WaveTargets) {
     host::LoadedModule &M = module("reduce_shared.sm90.ptx", Target);
     const char *K = "_Z12reduce_pass1PKiPKfiP7Partial";
-    CHECK(M.execution(K) == host::Execution::WorkGroup);
+    CHECK(M.execution(K) == host::Execution::Waves);
     int N = 5000, G = 4;
     std::vector<int> In = randomInts(N, -1000000, 1000000, 3);
     std::vector<float> F(N);

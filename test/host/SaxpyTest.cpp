@@ -5,30 +5,31 @@
 using namespace host_test;
 
 TEST_CASE("saxpy runs on the host backend", "[saxpy]") {
-  for (const char *Target : WaveTargets) {
-    INFO(Target);
-    host::LoadedModule &M = module(PTX2AMD_SOURCE_DIR "/examples/saxpy.ptx", Target);
-    const char *K = "_Z5saxpyifPKfPfS1_";
-    REQUIRE(M.unavailableReason(K) == "");
-    CHECK(M.execution(K) == host::Execution::WorkGroup);
-    int N = 1000;
-    float A = 1.5f;
-    std::vector<float> X(N), Y(N);
-    for (int I = 0; I < N; ++I) {
-      X[I] = float(I % 17) - 3.0f;
-      Y[I] = float(I % 5) * 0.5f;
+  for (const char *Target : WaveTargets)
+    for (bool Vectorize : {true, false}) {
+      INFO(Target << (Vectorize ? " as waves" : " as a compiled workgroup"));
+      host::LoadedModule &M = module(PTX2AMD_SOURCE_DIR "/examples/saxpy.ptx", Target, Vectorize);
+      const char *K = "_Z5saxpyifPKfPfS1_";
+      REQUIRE(M.unavailableReason(K) == "");
+      CHECK(M.execution(K) == (Vectorize ? host::Execution::Waves : host::Execution::WorkGroup));
+      int N = 1000;
+      float A = 1.5f;
+      std::vector<float> X(N), Y(N);
+      for (int I = 0; I < N; ++I) {
+        X[I] = float(I % 17) - 3.0f;
+        Y[I] = float(I % 5) * 0.5f;
+      }
+      Buffer<float> DX(X), DY(Y), DSums(4);
+      float *PX = DX.get(), *PY = DY.get(), *PS = DSums.get();
+      launch(M, K, {4}, {256}, {&N, &A, &PX, &PY, &PS});
+      std::vector<float> Got = DY.read(), Sums = DSums.read();
+      for (int I = 0; I < N; ++I)
+        REQUIRE(Got[I] == A * X[I] + Y[I]);
+      for (int B = 0; B < 4; ++B) {
+        float Want = 0;
+        for (int I = B * 256; I < std::min(N, B * 256 + 256); ++I)
+          Want += A * X[I] + Y[I];
+        CHECK(Sums[B] == Approx(Want).epsilon(1e-5));
+      }
     }
-    Buffer<float> DX(X), DY(Y), DSums(4);
-    float *PX = DX.get(), *PY = DY.get(), *PS = DSums.get();
-    launch(M, K, {4}, {256}, {&N, &A, &PX, &PY, &PS});
-    std::vector<float> Got = DY.read(), Sums = DSums.read();
-    for (int I = 0; I < N; ++I)
-      REQUIRE(Got[I] == A * X[I] + Y[I]);
-    for (int B = 0; B < 4; ++B) {
-      float Want = 0;
-      for (int I = B * 256; I < std::min(N, B * 256 + 256); ++I)
-        Want += A * X[I] + Y[I];
-      CHECK(Sums[B] == Approx(Want).epsilon(1e-5));
-    }
-  }
 }

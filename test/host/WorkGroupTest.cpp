@@ -74,22 +74,24 @@ TEST_CASE("no kernel of the CUDA programs that meets falls back to fibers",
           "[workgroup][programs]") {
   std::vector<std::string> Files = ptx2amd_test::cudaProgramPtx();
   REQUIRE(Files.size() > 10);
-  for (const char *Target : WaveTargets) {
-    unsigned Compiled = 0;
-    for (const std::string &File : Files) {
-      host::LoadedModule &M = module(File, Target);
-      for (const std::string &K : M.kernels()) {
-        if (!M.unavailableReason(K).empty())
-          continue;
-        INFO(Target << " " << File << " kernel " << K << ": " << M.fiberReason(K));
-        CHECK(M.execution(K) != host::Execution::Fibers);
-        CHECK(M.fiberReason(K).empty());
-        Compiled += M.execution(K) == host::Execution::WorkGroup;
+  for (const char *Target : WaveTargets)
+    for (bool Vectorize : {true, false}) {
+      unsigned Compiled = 0;
+      for (const std::string &File : Files) {
+        host::LoadedModule &M = module(File, Target, Vectorize);
+        for (const std::string &K : M.kernels()) {
+          if (!M.unavailableReason(K).empty())
+            continue;
+          INFO(Target << " " << File << " kernel " << K << ": " << M.fiberReason(K));
+          CHECK(M.execution(K) != host::Execution::Fibers);
+          CHECK(M.fiberReason(K).empty());
+          Compiled +=
+              M.execution(K) == (Vectorize ? host::Execution::Waves : host::Execution::WorkGroup);
+        }
       }
+      // Barriers and shuffles are in many of them: the check above checks something.
+      CHECK(Compiled > 20);
     }
-    // Barriers and shuffles are in many of them: the check above checks something.
-    CHECK(Compiled > 20);
-  }
 }
 
 TEST_CASE("a barrier in a recursive function keeps its kernel on fibers", "[workgroup]") {
@@ -107,13 +109,16 @@ TEST_CASE("a barrier in a recursive function keeps its kernel on fibers", "[work
   }
 }
 
-TEST_CASE("compiled workgroups and fibers give the same results", "[workgroup]") {
+TEST_CASE("compiled workgroups, waves and fibers give the same results", "[workgroup]") {
   // prefix_scan.cu: barriers in loops (an up- and down-sweep; a ping-pong max-scan).
   for (const char *Target : WaveTargets) {
-    host::LoadedModule &M = module("prefix_scan.sm90.ptx", Target);
+    host::LoadedModule &M = module("prefix_scan.sm90.ptx", Target, false);
+    host::LoadedModule &Waves = module("prefix_scan.sm90.ptx", Target);
     const char *Scan = "_Z10block_scanPKiPiiS1_", *Max = "_Z8max_scanPKfPfi";
     REQUIRE(M.execution(Scan) == host::Execution::WorkGroup);
     REQUIRE(M.execution(Max) == host::Execution::WorkGroup);
+    REQUIRE(Waves.execution(Scan) == host::Execution::Waves);
+    REQUIRE(Waves.execution(Max) == host::Execution::Waves);
     // Thread 0 reads, then writes buf[kPerBlock - 1]: one address for every lane of the wave
     // (that a single lane runs it is beyond the analysis), so the wave meets before the store.
     // The compiled form keeps the count.
@@ -128,21 +133,24 @@ TEST_CASE("compiled workgroups and fibers give the same results", "[workgroup]")
       In[I] = (I * 37 + 11) % 201 - 100;
       F[I] = float((I * 13) % 97) - 40.0f;
     }
-    std::vector<int> Got[2];
-    std::vector<float> GotMax[2];
-    for (bool Fibers : {false, true}) {
-      INFO(Target << (Fibers ? " as fibers" : " as a compiled workgroup"));
+    std::vector<int> Got[3];
+    std::vector<float> GotMax[3];
+    for (int Fibers : {0, 1, 2}) {
+      INFO(Target << (Fibers == 1 ? " as fibers"
+                      : Fibers    ? " as waves"
+                                  : " as a compiled workgroup"));
+      host::LoadedModule &Mod = Fibers == 2 ? Waves : M;
       Buffer<int> DIn(In), DOut(N), DSums((N + PerBlock - 1) / PerBlock);
       Buffer<float> DF(F), DMax(N);
       int *PIn = DIn.get(), *POut = DOut.get(), *PSums = DSums.get();
       float *PF = DF.get(), *PMax = DMax.get();
       int Count = N;
       host::LaunchConfig C{{(N + PerBlock - 1) / PerBlock}, {256}};
-      C.Fibers = Fibers;
-      launch(M, Scan, C, {&PIn, &POut, &Count, &PSums});
+      C.Fibers = Fibers == 1;
+      launch(Mod, Scan, C, {&PIn, &POut, &Count, &PSums});
       host::LaunchConfig CM{{(N + 255) / 256}, {256}};
-      CM.Fibers = Fibers;
-      launch(M, Max, CM, {&PF, &PMax, &Count});
+      CM.Fibers = Fibers == 1;
+      launch(Mod, Max, CM, {&PF, &PMax, &Count});
       Got[Fibers] = DOut.read();
       GotMax[Fibers] = DMax.read();
       // Against the definition: inclusive sums per 512, running maxima per 256.
@@ -158,6 +166,8 @@ TEST_CASE("compiled workgroups and fibers give the same results", "[workgroup]")
       }
     }
     CHECK(Got[0] == Got[1]);
+    CHECK(Got[0] == Got[2]);
     CHECK(GotMax[0] == GotMax[1]);
+    CHECK(GotMax[0] == GotMax[2]);
   }
 }
