@@ -252,7 +252,6 @@ bool forceFibers() {
   return Force;
 }
 
-
 /// At PTX2AMD_LOG=info or debug: each kernel left to the fiber fallback, and why; at debug also
 /// each kernel's lockstep points.
 void logFallbacks(const LoadedModule::Impl &P, StringRef Module) {

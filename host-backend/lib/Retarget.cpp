@@ -84,15 +84,16 @@ void lowerLdsAtomics(Module &M) {
 class Retargeter {
 public:
   Retargeter(Module &M, const amdgpu::Target &T, bool Vectorize, bool MaskedMemory)
-      : M(M), T(T), Vectorize(Vectorize), MaskedMemory(MaskedMemory), C(M.getContext()), I8(Type::getInt8Ty(C)),
-        I32(Type::getInt32Ty(C)), I64(Type::getInt64Ty(C)), Ptr(PointerType::get(C, ASFlat)) {}
+      : M(M), T(T), Vectorize(Vectorize), MaskedMemory(MaskedMemory), C(M.getContext()),
+        I8(Type::getInt8Ty(C)), I32(Type::getInt32Ty(C)), I64(Type::getInt64Ty(C)),
+        Ptr(PointerType::get(C, ASFlat)) {}
 
   Expected<RetargetedModule> run(StringRef Triple, StringRef Layout);
 
 private:
   Module &M;
   const amdgpu::Target &T;
-  bool Vectorize;    ///< make wave functions (VectorizeWaves.cpp)
+  bool Vectorize; ///< make wave functions (VectorizeWaves.cpp)
   /// Waves as vectors need masked vector memory instructions (AVX-512): elsewhere LLVM expands
   /// each masked load, store, gather and scatter into a branch per lane, which takes longer to
   /// compile than the work-item loops and runs no faster.

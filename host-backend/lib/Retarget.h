@@ -54,8 +54,8 @@ std::string hostDataLayout(const llvm::DataLayout &Host);
 /// calls into the wave emulator, 32-bit pointer accesses go through zero-extended addresses,
 /// kernels become C functions taking the kernarg segment, vectorised over their waves where they
 /// can be when \p Vectorize (and PTX2AMD_HOST_VECTOR is not 0); then sets the host's triple and
-/// layout and verifies. An intrinsic or external function the host backend does not implement is an error
-/// that names it.
+/// layout and verifies. An intrinsic or external function the host backend does not implement is an
+/// error that names it.
 llvm::Expected<RetargetedModule> retargetModule(llvm::Module &M, const amdgpu::Target &T,
                                                 const HostTarget &Host, bool Vectorize);
 

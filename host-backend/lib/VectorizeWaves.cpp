@@ -17,6 +17,7 @@
 #include "VectorizeWaves.h"
 
 #include "LaneState.h"
+#include "PassSetup.h"
 #include "SyncOps.h"
 
 #include "llvm/ADT/MapVector.h"
@@ -31,7 +32,6 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Scalar/StructurizeCFG.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -187,7 +187,8 @@ CallKind Vectorizer::callKind(const CallInst &CI) const {
     }
     if (isTriviallyVectorizable(ID) && !CI.getType()->isVectorTy()) {
       for (unsigned I = 0; I < CI.arg_size(); ++I)
-        if (isVectorIntrinsicWithScalarOpAtArg(ID, I, nullptr) && Varying.count(CI.getArgOperand(I)))
+        if (isVectorIntrinsicWithScalarOpAtArg(ID, I, nullptr) &&
+            Varying.count(CI.getArgOperand(I)))
           return CallKind::PerLane;
       return CallKind::Vector;
     }
@@ -281,10 +282,11 @@ bool Vectorizer::classify() {
         BasicBlock *S0 = Br->getSuccessor(0), *S1 = Br->getSuccessor(1);
         BasicBlock *Join = PDT.dominates(S0, &BB) ? S0 : PDT.dominates(S1, &BB) ? S1 : nullptr;
         BasicBlock *Entry = Join == S0 ? S1 : S0;
-        if (!Join || !Entry->getSinglePredecessor() || DT.getNode(Join)->getIDom()->getBlock() != &BB ||
-            pred_size(Join) != 2 || JoinOf.count(Join) || LI.isLoopHeader(Entry) ||
-            LI.isLoopHeader(Join))
-          return reject("a divergent branch in '" + BB.getName() + "' that is not a structured region");
+        if (!Join || !Entry->getSinglePredecessor() ||
+            DT.getNode(Join)->getIDom()->getBlock() != &BB || pred_size(Join) != 2 ||
+            JoinOf.count(Join) || LI.isLoopHeader(Entry) || LI.isLoopHeader(Join))
+          return reject("a divergent branch in '" + BB.getName() +
+                        "' that is not a structured region");
         Regions[&BB] = {Entry, Join};
         JoinOf[Join] = &BB;
       }
@@ -395,8 +397,8 @@ Value *Vectorizer::extractLane(Value *V, Value *Lane, Type *T) {
     Value *R = PoisonValue::get(VT);
     Value *Base = B->CreateMul(Lane, B->getInt32(K));
     for (unsigned J = 0; J < K; ++J)
-      R = B->CreateInsertElement(
-          R, B->CreateExtractElement(V, B->CreateAdd(Base, B->getInt32(J))), J);
+      R = B->CreateInsertElement(R, B->CreateExtractElement(V, B->CreateAdd(Base, B->getInt32(J))),
+                                 J);
     return R;
   }
   if (auto *ST = dyn_cast<StructType>(T)) {
@@ -420,11 +422,11 @@ Value *Vectorizer::insertLane(Value *Acc, Value *S, Value *Lane, Type *T) {
   }
   if (auto *ST = dyn_cast<StructType>(T)) {
     for (unsigned J = 0; J < ST->getNumElements(); ++J)
-      Acc = B->CreateInsertValue(Acc,
-                                 insertLane(B->CreateExtractValue(Acc, J),
-                                            B->CreateExtractValue(S, J), Lane,
-                                            ST->getElementType(J)),
-                                 J);
+      Acc =
+          B->CreateInsertValue(Acc,
+                               insertLane(B->CreateExtractValue(Acc, J),
+                                          B->CreateExtractValue(S, J), Lane, ST->getElementType(J)),
+                               J);
     return Acc;
   }
   return B->CreateInsertElement(Acc, S, Lane);
@@ -474,7 +476,8 @@ Value *Vectorizer::scalarize(Instruction &I) {
   auto LanePtr = [&](const Part &P, Value *Lane) {
     auto *VT = dyn_cast<FixedVectorType>(P.T);
     Type *E = Stored(VT ? VT->getElementType() : P.T);
-    return B->CreateGEP(E, P.Buf, VT ? B->CreateMul(Lane, B->getInt32(VT->getNumElements())) : Lane);
+    return B->CreateGEP(E, P.Buf,
+                        VT ? B->CreateMul(Lane, B->getInt32(VT->getNumElements())) : Lane);
   };
   auto LaneAlign = [&](Type *T) { return DL.getABITypeAlign(Stored(T->getScalarType())); };
   auto LaneLoad = [&](const Part &P, Value *Lane) {
@@ -577,7 +580,8 @@ Value *Vectorizer::load(LoadInst &L) {
   BasicBlock *Join = BasicBlock::Create(C, "load.done", F);
   B->CreateCondBr(Ok, Fast, Slow);
   B->SetInsertPoint(Fast);
-  Value *VF = B->CreateMaskedLoad(WT, B->CreateExtractElement(Ptrs, uint64_t(0)), L.getAlign(), Mk);
+  Value *VF = B->CreateMaskedLoad(WT, B->CreateExtractElement(Ptrs, uint64_t(0)), L.getAlign(), Mk,
+                                  PoisonValue::get(WT));
   B->CreateBr(Join);
   B->SetInsertPoint(Slow);
   Value *VS = B->CreateMaskedGather(WT, Ptrs, L.getAlign(), Mk);
@@ -595,8 +599,9 @@ void Vectorizer::store(StoreInst &S) {
   Value *Mk = Mask.lookup(CurOld);
   Value *V = vec(S.getValueOperand());
   Value *Ptrs = vec(S.getPointerOperand());
-  Value *Ok = Varying.count(S.getPointerOperand()) ? consecutive(Ptrs, S.getValueOperand()->getType())
-                                                   : nullptr;
+  Value *Ok = Varying.count(S.getPointerOperand())
+                  ? consecutive(Ptrs, S.getValueOperand()->getType())
+                  : nullptr;
   if (!Ok) {
     B->CreateMaskedScatter(V, Ptrs, S.getAlign(), Mk);
     return;
@@ -606,7 +611,16 @@ void Vectorizer::store(StoreInst &S) {
   BasicBlock *Join = BasicBlock::Create(C, "store.done", F);
   B->CreateCondBr(Ok, Fast, Slow);
   B->SetInsertPoint(Fast);
-  B->CreateMaskedStore(V, B->CreateExtractElement(Ptrs, uint64_t(0)), S.getAlign(), Mk);
+  // A whole wave: a plain store (a masked one is slower on some hosts).
+  Value *P0 = B->CreateExtractElement(Ptrs, uint64_t(0));
+  BasicBlock *Whole = BasicBlock::Create(C, "store.whole", F);
+  BasicBlock *Part = BasicBlock::Create(C, "store.part", F);
+  B->CreateCondBr(B->CreateAndReduce(Mk), Whole, Part);
+  B->SetInsertPoint(Whole);
+  B->CreateAlignedStore(V, P0, S.getAlign());
+  B->CreateBr(Join);
+  B->SetInsertPoint(Part);
+  B->CreateMaskedStore(V, P0, S.getAlign(), Mk);
   B->CreateBr(Join);
   B->SetInsertPoint(Slow);
   B->CreateMaskedScatter(V, Ptrs, S.getAlign(), Mk);
@@ -742,7 +756,8 @@ bool Vectorizer::emitVarying(Instruction &I) {
     if (Off == state::LaneInWave)
       return Set(iota(B->getInt32Ty(), 1));
     if (Off >= state::ItemId && Off < state::ItemId + 12) {
-      Value *P = B->CreateConstInBoundsGEP1_32(B->getInt8Ty(), Ids, (Off - state::ItemId) / 4 * W * 4);
+      Value *P =
+          B->CreateConstInBoundsGEP1_32(B->getInt8Ty(), Ids, (Off - state::ItemId) / 4 * W * 4);
       return Set(B->CreateAlignedLoad(WT, P, Align(4)));
     }
     if (L->isAtomic() || !(I.getType()->isIntOrPtrTy() || I.getType()->isFloatingPointTy()))
@@ -768,7 +783,8 @@ bool Vectorizer::emitVarying(Instruction &I) {
     if (PrivateBytes > MaxPrivateBytes)
       return reject("more than " + Twine(MaxPrivateBytes >> 10) + " KiB of private memory a wave");
     IRBuilder<> EB(&F->getEntryBlock(), F->getEntryBlock().begin());
-    auto *Arena = EB.CreateAlloca(ArrayType::get(B->getInt8Ty(), Stride * W), AI->getAddressSpace());
+    auto *Arena =
+        EB.CreateAlloca(ArrayType::get(B->getInt8Ty(), Stride * W), AI->getAddressSpace());
     Arena->setAlignment(std::max(AI->getAlign(), Align(64)));
     return Set(B->CreateGEP(B->getInt8Ty(), Arena, iota(B->getInt64Ty(), Stride)));
   }
@@ -785,11 +801,12 @@ bool Vectorizer::emitVarying(Instruction &I) {
         PermuteBuffer->setAlignment(Align(64));
       }
       Value *Mk = Mask.lookup(CurOld);
-      B->CreateAlignedStore(B->CreateSelect(Mk, vec(CI->getArgOperand(1)), Constant::getNullValue(VT)),
-                            PermuteBuffer, Align(64));
-      Value *Src = B->CreateAnd(B->CreateLShr(vec(CI->getArgOperand(0)), 2),
-                                ConstantVector::getSplat(ElementCount::getFixed(W),
-                                                         B->getInt32(W - 1)));
+      B->CreateAlignedStore(
+          B->CreateSelect(Mk, vec(CI->getArgOperand(1)), Constant::getNullValue(VT)), PermuteBuffer,
+          Align(64));
+      Value *Src =
+          B->CreateAnd(B->CreateLShr(vec(CI->getArgOperand(0)), 2),
+                       ConstantVector::getSplat(ElementCount::getFixed(W), B->getInt32(W - 1)));
       // Every lane reads (the buffer is the wave's own, the indices in range): no mask.
       return Set(B->CreateMaskedGather(VT, B->CreateGEP(I32, PermuteBuffer, Src), Align(4),
                                        Constant::getAllOnesValue(Mk->getType())));
@@ -987,9 +1004,10 @@ void Vectorizer::fillPhis() {
         if (Old->getType()->isStructTy()) {
           Value *R = PoisonValue::get(NV->getType());
           for (unsigned J = 0; J < Old->getType()->getStructNumElements(); ++J)
-            R = B->CreateInsertValue(R, B->CreateSelect(Sel, B->CreateExtractValue(NV, J),
-                                                        B->CreateExtractValue(Other, J)),
-                                     J);
+            R = B->CreateInsertValue(
+                R,
+                B->CreateSelect(Sel, B->CreateExtractValue(NV, J), B->CreateExtractValue(Other, J)),
+                J);
           NV = R;
         } else {
           NV = B->CreateSelect(Sel, NV, Other);
@@ -1058,9 +1076,9 @@ std::string Vectorizer::run(StringRef Name) {
 Function *prepare(Function &Entry, std::string &Why) {
   Module &M = *Entry.getParent();
   LLVMContext &C = M.getContext();
-  auto *Ty = FunctionType::get(Type::getVoidTy(C),
-                               {PointerType::get(C, 0), PointerType::get(C, 0), Type::getInt64Ty(C)},
-                               false);
+  auto *Ty = FunctionType::get(
+      Type::getVoidTy(C), {PointerType::get(C, 0), PointerType::get(C, 0), Type::getInt64Ty(C)},
+      false);
   Function *V = Function::Create(Ty, GlobalValue::InternalLinkage, Entry.getName() + ".wave", M);
   ValueToValueMapTy VMap;
   VMap[Entry.getArg(0)] = V->getArg(0);
@@ -1090,16 +1108,7 @@ Function *prepare(Function &Entry, std::string &Why) {
       BB.getTerminator()->eraseFromParent();
       ReturnInst::Create(C, &BB);
     }
-  LoopAnalysisManager LAM;
-  FunctionAnalysisManager FAM;
-  CGSCCAnalysisManager CGAM;
-  ModuleAnalysisManager MAM;
-  PassBuilder PB;
-  PB.registerModuleAnalyses(MAM);
-  PB.registerCGSCCAnalyses(CGAM);
-  PB.registerFunctionAnalyses(FAM);
-  PB.registerLoopAnalyses(LAM);
-  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  PassSetup P;
   FunctionPassManager FPM;
   FPM.addPass(LowerSwitchPass());
   FPM.addPass(UnifyFunctionExitNodesPass());
@@ -1109,7 +1118,7 @@ Function *prepare(Function &Entry, std::string &Why) {
   FPM.addPass(StructurizeCFGPass());
   FPM.addPass(LoopSimplifyPass());
   FPM.addPass(LCSSAPass());
-  FPM.run(*V, FAM);
+  FPM.run(*V, P.FAM);
   removeUnreachableBlocks(*V);
   return V;
 }

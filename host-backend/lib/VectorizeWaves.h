@@ -12,14 +12,14 @@ class Function;
 namespace ptx2amd::host {
 
 /// Builds \p Name, a WaveFn (Runtime.h: void(kernarg, ids, exec), ids holding the lanes'
-/// work-item ids, x then y then z, WaveSize u32 each, exec the lanes the wave has), from the work-item entry \p Entry (void(kernarg), its kernel and
-/// callees inlined into a copy): uniform values stay scalar, the others become vectors of
-/// \p WaveSize lanes, divergent branches and loops run under lane masks, and cross-lane
-/// operations (ballot, ds_bpermute, readlane, wave barriers) become operations on those vectors.
-/// A workgroup barrier stays a call, made once by the wave (\p Barriers says whether there is
-/// one: the wave then runs as a compiled workgroup's item, WorkGroup.cpp).
-/// Returns why it cannot (a yield is reachable, a construct it does not vectorise, control flow
-/// it cannot structure); empty when \p Name was built.
+/// work-item ids, x then y then z, WaveSize u32 each, exec the lanes the wave has), from the
+/// work-item entry \p Entry (void(kernarg), its kernel and callees inlined into a copy): uniform
+/// values stay scalar, the others become vectors of \p WaveSize lanes, divergent branches and loops
+/// run under lane masks, and cross-lane operations (ballot, ds_bpermute, readlane, wave barriers)
+/// become operations on those vectors. A workgroup barrier stays a call, made once by the wave (\p
+/// Barriers says whether there is one: the wave then runs as a compiled workgroup's item,
+/// WorkGroup.cpp). Returns why it cannot (a yield is reachable, a construct it does not vectorise,
+/// control flow it cannot structure); empty when \p Name was built.
 std::string vectorizeWave(llvm::Function &Entry, llvm::StringRef Name, unsigned WaveSize,
                           bool &Barriers);
 

@@ -8,6 +8,7 @@
 #include "WorkGroup.h"
 
 #include "LaneState.h"
+#include "PassSetup.h"
 #include "SyncOps.h"
 
 #include "llvm/ADT/PostOrderIterator.h"
@@ -17,7 +18,6 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -226,18 +226,9 @@ Error lowerWorkGroups(Module &M) {
   bool Any = any_of(M, [](const Function &F) { return F.isPresplitCoroutine(); });
   if (!Any)
     return Error::success();
-  LoopAnalysisManager LAM;
-  FunctionAnalysisManager FAM;
-  CGSCCAnalysisManager CGAM;
-  ModuleAnalysisManager MAM;
-  PassBuilder PB;
-  PB.registerModuleAnalyses(MAM);
-  PB.registerCGSCCAnalyses(CGAM);
-  PB.registerFunctionAnalyses(FAM);
-  PB.registerLoopAnalyses(LAM);
-  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  PassSetup P;
   ModulePassManager MPM;
-  if (Error E = PB.parsePassPipeline(MPM, "coro-early,cgscc(coro-split),coro-cleanup"))
+  if (Error E = P.PB.parsePassPipeline(MPM, "coro-early,cgscc(coro-split),coro-cleanup"))
     return E;
 
   // resume(frame): what the workgroup's loop calls (the resume function's own calling
@@ -255,7 +246,7 @@ Error lowerWorkGroups(Module &M) {
   for (Function &F : M)
     if (F.isPresplitCoroutine())
       Ramps.push_back(F.getName().str());
-  MPM.run(M, MAM);
+  MPM.run(M, P.MAM);
   // The resumed regions: the frame is reached through their argument only (see FrameFn).
   for (const std::string &Ramp : Ramps)
     for (const char *Part : {".resume", ".destroy", ".cleanup"})

@@ -78,9 +78,9 @@ struct LoadOptions {
   unsigned CodeObjectVersion = 5; ///< of the hidden kernel arguments the module reads
   /// Called with the optimised module as the pipeline hands it over, before retargeting.
   std::function<void(const llvm::Module &)> OnOptimized;
-  /// Vectorises kernels over their waves where it can (hosts with AVX-512; host-backend/README.md, "Waves as
-  /// vectors"); false (or PTX2AMD_HOST_VECTOR=0 for every load): each kernel's work-items one at
-  /// a time, a plain loop or a compiled workgroup.
+  /// Vectorises kernels over their waves where it can (hosts with AVX-512; host-backend/README.md,
+  /// "Waves as vectors"); false (or PTX2AMD_HOST_VECTOR=0 for every load): each kernel's work-items
+  /// one at a time, a plain loop or a compiled workgroup.
   bool VectorizeWaves = true;
 };
 
