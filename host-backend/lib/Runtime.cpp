@@ -455,23 +455,19 @@ void Pool::runJob(Worker &W) {
     Running = Group;
     LaneState Base = BaseState(Group, W.Lds[0]);
     W.InKernel = 1;
-    if (L.Wave) {
+    if (L.Wave || L.Loop) {
       W.Plain = Base;
       W.Plain.PrivateLo = reinterpret_cast<uint64_t>(W.StackLo);
       W.Plain.PrivateHi = reinterpret_cast<uint64_t>(W.StackLo + ThreadStack);
       CurrentState = &W.Plain;
-      for (unsigned Wv = 0; Wv < Waves; ++Wv) {
+      if (!L.Wave)
+        L.Loop(L.Kernarg, NX, NY, NZ);
+      for (unsigned Wv = 0; L.Wave && Wv < Waves; ++Wv) {
         const uint32_t *Ids = &WaveIds[size_t(Wv) * 3 * WS];
         for (unsigned D = 0; D < 3; ++D) // what the watchdog reports of a wave that never ends
           W.Plain.ItemId[D] = Ids[D * WS];
         L.Wave(L.Kernarg, Ids, WaveExec(Wv));
       }
-    } else if (L.Loop) {
-      W.Plain = Base;
-      W.Plain.PrivateLo = reinterpret_cast<uint64_t>(W.StackLo);
-      W.Plain.PrivateHi = reinterpret_cast<uint64_t>(W.StackLo + ThreadStack);
-      CurrentState = &W.Plain;
-      L.Loop(L.Kernarg, NX, NY, NZ);
     } else if (L.WaveItems) {
       // The workgroup's waves are its items.
       for (unsigned Wv = 0; Wv < Waves; ++Wv) {

@@ -95,6 +95,8 @@ public:
 
   /// Builds the wave function \p Name; an empty reason on success.
   std::string run(StringRef Name);
+  /// Whether the wave function calls the workgroup barrier.
+  bool hasBarrier() const { return HasBarrier; }
 
 private:
   Function &Src; ///< the prepared copy (structured, LCSSA)
@@ -129,6 +131,7 @@ private:
   AllocaInst *PermuteBuffer = nullptr;
   AllocaInst *Scratch = nullptr; ///< operands and results of lanes run one by one
   uint64_t ScratchBytes = 0;
+  bool HasBarrier = false;
   uint64_t PrivateBytes = 0;
 
   bool reject(const Twine &Reason) {
@@ -147,10 +150,9 @@ private:
   Value *vec(const Value *V);
   Value *broadcast(Value *V);
   Value *laneMask(unsigned PerLane);
+  Value *repeatLanes(Value *V, unsigned PerLane);
   Constant *iota(Type *Elem, uint64_t Step) const;
   Value *any(Value *M) { return B->CreateOrReduce(M); }
-  Value *extractLane(Value *V, Value *Lane, Type *T);
-  Value *insertLane(Value *Acc, Value *S, Value *Lane, Type *T);
 
   void emitBlock(BasicBlock &BB);
   bool emit(Instruction &I);
@@ -192,8 +194,6 @@ CallKind Vectorizer::callKind(const CallInst &CI) const {
           return CallKind::PerLane;
       return CallKind::Vector;
     }
-    if (CI.doesNotAccessMemory() || !CI.mayWriteToMemory())
-      return AnyVarying() ? CallKind::PerLane : CallKind::Once;
     return AnyVarying() ? CallKind::PerLane : CallKind::Once;
   }
   StringRef N = Callee->getName();
@@ -380,56 +380,17 @@ Value *Vectorizer::vec(const Value *V) {
 
 /// The current block's mask with each lane's bit repeated \p PerLane times (for values that are
 /// small vectors in each lane).
-Value *Vectorizer::laneMask(unsigned PerLane) {
-  Value *Mk = Mask.lookup(CurOld);
+Value *Vectorizer::laneMask(unsigned PerLane) { return repeatLanes(Mask.lookup(CurOld), PerLane); }
+
+/// \p V (one element a lane) with each lane's element repeated \p PerLane times.
+Value *Vectorizer::repeatLanes(Value *V, unsigned PerLane) {
   if (PerLane == 1)
-    return Mk;
+    return V;
   SmallVector<int, 256> Idx;
   for (unsigned L = 0; L < W; ++L)
     for (unsigned K = 0; K < PerLane; ++K)
       Idx.push_back(L);
-  return B->CreateShuffleVector(Mk, Idx);
-}
-
-Value *Vectorizer::extractLane(Value *V, Value *Lane, Type *T) {
-  if (auto *VT = dyn_cast<FixedVectorType>(T)) {
-    unsigned K = VT->getNumElements();
-    Value *R = PoisonValue::get(VT);
-    Value *Base = B->CreateMul(Lane, B->getInt32(K));
-    for (unsigned J = 0; J < K; ++J)
-      R = B->CreateInsertElement(R, B->CreateExtractElement(V, B->CreateAdd(Base, B->getInt32(J))),
-                                 J);
-    return R;
-  }
-  if (auto *ST = dyn_cast<StructType>(T)) {
-    Value *R = PoisonValue::get(ST);
-    for (unsigned J = 0; J < ST->getNumElements(); ++J)
-      R = B->CreateInsertValue(
-          R, extractLane(B->CreateExtractValue(V, J), Lane, ST->getElementType(J)), J);
-    return R;
-  }
-  return B->CreateExtractElement(V, Lane);
-}
-
-Value *Vectorizer::insertLane(Value *Acc, Value *S, Value *Lane, Type *T) {
-  if (auto *VT = dyn_cast<FixedVectorType>(T)) {
-    unsigned K = VT->getNumElements();
-    Value *Base = B->CreateMul(Lane, B->getInt32(K));
-    for (unsigned J = 0; J < K; ++J)
-      Acc = B->CreateInsertElement(Acc, B->CreateExtractElement(S, J),
-                                   B->CreateAdd(Base, B->getInt32(J)));
-    return Acc;
-  }
-  if (auto *ST = dyn_cast<StructType>(T)) {
-    for (unsigned J = 0; J < ST->getNumElements(); ++J)
-      Acc =
-          B->CreateInsertValue(Acc,
-                               insertLane(B->CreateExtractValue(Acc, J),
-                                          B->CreateExtractValue(S, J), Lane, ST->getElementType(J)),
-                               J);
-    return Acc;
-  }
-  return B->CreateInsertElement(Acc, S, Lane);
+  return B->CreateShuffleVector(V, Idx);
 }
 
 /// \p I once for each active lane, in lane order, with that lane's operands: the varying
@@ -729,13 +690,8 @@ bool Vectorizer::emitVarying(Instruction &I) {
     if (Varying.count(Cond)) {
       if (I.getType()->isStructTy())
         return reject("a lane-dependent select of aggregates");
-      if (!Cond->getType()->isVectorTy() && PerLane(I.getType()) > 1) {
-        SmallVector<int, 256> Idx;
-        for (unsigned L = 0; L < W; ++L)
-          for (unsigned K = 0; K < PerLane(I.getType()); ++K)
-            Idx.push_back(L);
-        WC = B->CreateShuffleVector(WC, Idx);
-      }
+      if (!Cond->getType()->isVectorTy())
+        WC = repeatLanes(WC, PerLane(I.getType()));
     }
     Value *V = B->CreateSelect(WC, vec(Sel->getTrueValue()), vec(Sel->getFalseValue()));
     if (auto *NI = dyn_cast<Instruction>(V))
@@ -1054,9 +1010,10 @@ std::string Vectorizer::run(StringRef Name) {
     fillPhis();
   if (Scratch)
     Scratch->setAllocatedType(ArrayType::get(B->getInt8Ty(), std::max<uint64_t>(ScratchBytes, 64)));
-  if (Why.empty() && M.getFunction(rt::Barrier) && PrivateBytes + ScratchBytes > MaxFramedBytes &&
-      any_of(M.getFunction(rt::Barrier)->users(),
-             [&](const User *U) { return cast<Instruction>(U)->getFunction() == F; }))
+  if (Function *Barrier = M.getFunction(rt::Barrier))
+    HasBarrier = any_of(Barrier->users(),
+                        [&](const User *U) { return cast<Instruction>(U)->getFunction() == F; });
+  if (Why.empty() && HasBarrier && PrivateBytes + ScratchBytes > MaxFramedBytes)
     Why = "its waves would keep more than " + std::to_string(MaxFramedBytes >> 10) +
           " KiB of private memory across barriers";
   if (Why.empty()) {
@@ -1138,13 +1095,10 @@ std::string vectorizeWave(Function &Entry, StringRef Name, unsigned WaveSize, bo
   Function *V = prepare(Entry, Why);
   if (!V)
     return Why;
-  Why = Vectorizer(*V, WaveSize).run(Name);
+  Vectorizer Wave(*V, WaveSize);
+  Why = Wave.run(Name);
   V->eraseFromParent();
-  Barriers = false;
-  if (Function *B = Entry.getParent()->getFunction(rt::Barrier); B && Why.empty())
-    for (User *U : B->users())
-      if (auto *CI = dyn_cast<CallInst>(U); CI && CI->getFunction()->getName() == Name)
-        Barriers = true;
+  Barriers = Why.empty() && Wave.hasBarrier();
   return Why;
 }
 
