@@ -3,6 +3,7 @@
 // that the object can be kept (LoadedModule::compiled) and linked again without the IR.
 #include "Jit.h"
 
+#include "MaskBits.h"
 #include "Retarget.h"
 #include "VectorizeWaves.h"
 
@@ -15,6 +16,7 @@
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -151,6 +153,8 @@ Expected<std::unique_ptr<JitModule>> JitModule::create(std::unique_ptr<LLVMConte
   if (!TM)
     return TM.takeError();
   amdgpu::runDefaultPipeline(*M, **TM, OptLevel);
+  if (!(*TM)->getMCSubtargetInfo()->checkFeatures("+avx512bw"))
+    carryMasksAsBits(*M);
   auto Object = SimpleCompiler(**TM)(*M);
   if (!Object)
     return Object.takeError();

@@ -26,7 +26,8 @@ struct HostTarget {
   std::string Triple;
   std::string DataLayout;
   /// Masked vector loads and stores, gathers and scatters are instructions (AVX-512), which
-  /// kernels vectorised over their waves need (Retarget.cpp).
+  /// kernels vectorised over their waves use where an access is not a vector's (elsewhere a
+  /// loop over the active lanes: VectorizeWaves.h).
   bool MaskedVectorMemory = false;
 };
 llvm::Expected<HostTarget> hostTarget();

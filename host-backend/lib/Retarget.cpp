@@ -93,11 +93,8 @@ public:
 private:
   Module &M;
   const amdgpu::Target &T;
-  bool Vectorize; ///< make wave functions (VectorizeWaves.cpp)
-  /// Waves as vectors need masked vector memory instructions (AVX-512): elsewhere LLVM expands
-  /// each masked load, store, gather and scatter into a branch per lane, which takes longer to
-  /// compile than the work-item loops and runs no faster.
-  bool MaskedMemory;
+  bool Vectorize;    ///< make wave functions (VectorizeWaves.cpp)
+  bool MaskedMemory; ///< the host has masked vector memory instructions (VectorizeWaves.h)
   LLVMContext &C;
   Type *I8, *I32, *I64;
   PointerType *Ptr;
@@ -872,11 +869,11 @@ Expected<RetargetedModule> Retargeter::run(StringRef Triple, StringRef Layout) {
   M.setDataLayout(Layout);
   IRBuilder<> B(C);
   for (RetargetedKernel &K : Out.Kernels) {
-    if (!K.Unavailable.empty() || !Vectorize || !MaskedMemory)
+    if (!K.Unavailable.empty() || !Vectorize)
       continue;
     std::string Name = "__ptx2amd_host_wave_" + K.Meta.Name;
     bool Barriers = false;
-    K.WaveReason = vectorizeWave(*M.getFunction(K.Entry), Name, T.WaveSize, Barriers);
+    K.WaveReason = vectorizeWave(*M.getFunction(K.Entry), Name, T.WaveSize, MaskedMemory, Barriers);
     if (!K.WaveReason.empty())
       continue;
     if (Barriers) {

@@ -19,9 +19,11 @@ namespace ptx2amd::host {
 /// become operations on those vectors. A workgroup barrier stays a call, made once by the wave (\p
 /// Barriers says whether there is one: the wave then runs as a compiled workgroup's item,
 /// WorkGroup.cpp). Returns why it cannot (a yield is reachable, a construct it does not vectorise,
-/// control flow it cannot structure); empty when \p Name was built.
+/// control flow it cannot structure); empty when \p Name was built. \p MaskedMemory: the host
+/// has masked vector loads, stores, gathers and scatters (AVX-512); elsewhere what is not a
+/// whole vector's or row's access runs as a loop over the active lanes.
 std::string vectorizeWave(llvm::Function &Entry, llvm::StringRef Name, unsigned WaveSize,
-                          bool &Barriers);
+                          bool MaskedMemory, bool &Barriers);
 
 /// False when PTX2AMD_HOST_VECTOR=0: no wave functions are made (every kernel runs its
 /// work-items one at a time), and the host identity says so (Jit.cpp), so that a cache keeps

@@ -333,6 +333,10 @@ host::Device *hostDevice(std::string &Error) {
   return D.get();
 }
 
+static bool WaveVectors = true;
+
+void setWaveVectors(bool On) { WaveVectors = On; }
+
 std::unique_ptr<host::LoadedModule> loadFamilyModule(const std::string &Ptx,
                                                      const std::string &Name,
                                                      const std::string &Target,
@@ -345,7 +349,9 @@ std::unique_ptr<host::LoadedModule> loadFamilyModule(const std::string &Ptx,
     Error = "unknown target " + Target;
     return nullptr;
   }
-  auto R = D->loadPtx(Ptx, Name, *T);
+  host::LoadOptions Opts;
+  Opts.VectorizeWaves = WaveVectors;
+  auto R = D->loadPtx(Ptx, Name, *T, Opts);
   if (!R) {
     Error = llvm::toString(R.takeError());
     return nullptr;

@@ -12,6 +12,10 @@ namespace conformance {
 /// One host device per process; null with the reason in \p Error when it cannot be created.
 ptx2amd::host::Device *hostDevice(std::string &Error);
 
+/// Whether modules loaded from now on have their kernels vectorised over waves (the host
+/// device's default) or run their work-items one at a time.
+void setWaveVectors(bool On);
+
 /// \p Ptx loaded on the host device for \p Target; null with the reason in \p Error.
 std::unique_ptr<ptx2amd::host::LoadedModule> loadFamilyModule(const std::string &Ptx,
                                                               const std::string &Name,

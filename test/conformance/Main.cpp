@@ -2,6 +2,7 @@
 // bench/conformance runs it with --full. One line per family and target; the exit status says
 // whether any case failed that is not a listed known failure.
 #include "Families.h"
+#include "HostModule.h"
 
 #include "ptx2amd/amdgpu-backend/Target.h"
 
@@ -123,20 +124,29 @@ int main(int argc, char **argv) {
       for (const std::string &Line : R.Report)
         if (Verbose || Line.find("(known failure)") == std::string::npos)
           std::printf("  %s\n", Line.c_str());
+      double OtherSecs = 0;
       if (CompareCpu) {
-        // The same cases once more, with host code generated for another CPU: the host
-        // device's results must not depend on the instructions the CPU offers.
+        // The same cases once more, with host code generated for another CPU and work-items
+        // run one at a time instead of as vectorised waves: the host device's results must
+        // depend neither on the instructions the CPU offers nor on how it runs a wave.
+        const auto OtherStart = std::chrono::steady_clock::now();
+        setWaveVectors(false);
         FamilyResult Other =
             withHostCpu(CompareCpu, [&] { return Runner(F, T, O, knownFailures()); });
+        setWaveVectors(true);
+        OtherSecs =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - OtherStart).count();
         std::vector<std::string> Differ;
         for (size_t I = 0; I < R.Digests.size() && I < Other.Digests.size(); ++I)
           if (R.Digests[I] != Other.Digests[I])
             Differ.push_back(R.Digests[I].first);
         const bool Same = Differ.empty() && R.Digests.size() == Other.Digests.size();
-        std::printf("  on host CPU %s: passed %u, failed %u, outputs %s\n", CompareCpu,
-                    Other.Passed, Other.Failed,
+        std::printf("  on host CPU %s, work-items one at a time: passed %u, failed %u, outputs %s "
+                    "(%.1f s)\n",
+                    CompareCpu, Other.Passed, Other.Failed,
                     Same ? "identical"
-                         : ("differ in " + std::to_string(Differ.size()) + " cases").c_str());
+                         : ("differ in " + std::to_string(Differ.size()) + " cases").c_str(),
+                    OtherSecs);
         for (const std::string &Name : Differ)
           std::printf("    %s: outputs differ\n", Name.c_str());
         for (const std::string &Line : Other.Report)
@@ -153,7 +163,7 @@ int main(int argc, char **argv) {
       Total.Sampled += R.Sampled;
       Total.Passed += R.Passed;
       Total.ExpectedFailures += R.ExpectedFailures;
-      TotalSecs += Secs;
+      TotalSecs += Secs + OtherSecs;
     }
   };
   for (const Family &F : All)
