@@ -1412,11 +1412,15 @@ bool Vectorizer::emitVarying(Instruction &I) {
     unsigned K = cast<FixedVectorType>(IE->getType())->getNumElements();
     if (!Idx || Idx->getZExtValue() >= K)
       return Set(scalarize(I));
-    SmallVector<int, 256> Sel;
+    // The lanes' elements, padded to the vector's width (both shuffle operands have one type).
+    SmallVector<int, 256> Pad(W * K, -1), Sel;
+    for (unsigned L = 0; L < W; ++L)
+      Pad[L] = int(L);
+    Value *Elements = B->CreateShuffleVector(vec(IE->getOperand(1)), Pad);
     for (unsigned L = 0; L < W; ++L)
       for (unsigned J = 0; J < K; ++J)
         Sel.push_back(J == Idx->getZExtValue() ? int(W * K + L) : int(L * K + J));
-    return Set(B->CreateShuffleVector(vec(IE->getOperand(0)), vec(IE->getOperand(1)), Sel));
+    return Set(B->CreateShuffleVector(vec(IE->getOperand(0)), Elements, Sel));
   }
   if (auto *SV = dyn_cast<ShuffleVectorInst>(&I)) {
     unsigned K = cast<FixedVectorType>(SV->getOperand(0)->getType())->getNumElements();

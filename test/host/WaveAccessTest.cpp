@@ -1,0 +1,121 @@
+// How vectorised waves access memory: a lane's vector built from its own values, and a 2-D
+// block's rows, columns and broadcasts through shared memory (VectorizeWaves.cpp's affine
+// patterns), against the work-item loops.
+#include "HostTestSupport.h"
+
+using namespace host_test;
+
+namespace {
+
+// out[i] = {i, i + 1, 2i, ~i}: a 16-byte store of four per-lane values.
+const char *Vec4 = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry vec4(.param .u64 out) {
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mad.lo.s32 %r1, %r2, %r3, %r1;
+  add.s32 %r4, %r1, 1;
+  shl.b32 %r5, %r1, 1;
+  not.b32 %r6, %r1;
+  mul.wide.u32 %rd2, %r1, 16;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v4.u32 [%rd3], {%r1, %r4, %r5, %r6};
+  ret;
+}
+)";
+
+// A 16x16 block: tile[y][x] = in[y][x]; out[y][x] = tile[x][y] * 1000 + tile[y][0] (a row
+// store, a column read, one element a row).
+const char *Rows = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry rows(.param .u64 in, .param .u64 out) {
+  .shared .align 4 .b8 tile[1024];
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %tid.y;
+  shl.b32 %r3, %r2, 4;
+  add.s32 %r4, %r3, %r1;
+  mul.wide.u32 %rd3, %r4, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.u32 %r5, [%rd4];
+  mov.u32 %r6, tile;
+  shl.b32 %r7, %r4, 2;
+  add.s32 %r8, %r6, %r7;
+  st.shared.u32 [%r8], %r5;
+  bar.sync 0;
+  shl.b32 %r9, %r1, 4;
+  add.s32 %r9, %r9, %r2;
+  shl.b32 %r9, %r9, 2;
+  add.s32 %r9, %r6, %r9;
+  ld.shared.u32 %r10, [%r9];
+  shl.b32 %r11, %r3, 2;
+  add.s32 %r11, %r6, %r11;
+  ld.shared.u32 %r12, [%r11];
+  mul.lo.s32 %r13, %r10, 1000;
+  add.s32 %r13, %r13, %r12;
+  add.s64 %rd5, %rd2, %rd3;
+  st.global.u32 [%rd5], %r13;
+  ret;
+}
+)";
+
+} // namespace
+
+TEST_CASE("a wave stores vectors built from each lane's values", "[waves]") {
+  for (const char *Target : WaveTargets)
+    for (bool Vectorize : {true, false}) {
+      INFO(Target << (Vectorize ? " waves" : " work-items"));
+      auto M = loadText(Vec4, Target, Vectorize);
+      REQUIRE(M->unavailableReason("vec4") == "");
+      CHECK(M->execution("vec4") == (Vectorize ? host::Execution::Waves : host::Execution::Loop));
+      const uint32_t Blocks = 3, Threads = 96; // partial waves on wave64
+      Buffer<uint32_t> Out(Blocks * Threads * 4);
+      uint32_t *P = Out.get();
+      launch(*M, "vec4", {Blocks}, {Threads}, {&P});
+      std::vector<uint32_t> R = Out.read();
+      for (uint32_t I = 0; I < Blocks * Threads; ++I) {
+        INFO(I);
+        CHECK(R[4 * I] == I);
+        CHECK(R[4 * I + 1] == I + 1);
+        CHECK(R[4 * I + 2] == 2 * I);
+        CHECK(R[4 * I + 3] == ~I);
+      }
+    }
+}
+
+TEST_CASE("a 2-D block's rows, columns and broadcasts through shared memory", "[waves]") {
+  std::vector<uint32_t> In(256);
+  for (uint32_t I = 0; I < 256; ++I)
+    In[I] = I * 7 + 3;
+  for (const char *Target : WaveTargets)
+    for (bool Vectorize : {true, false}) {
+      INFO(Target << (Vectorize ? " waves" : " work-items"));
+      auto M = loadText(Rows, Target, Vectorize);
+      REQUIRE(M->unavailableReason("rows") == "");
+      if (Vectorize)
+        CHECK(M->execution("rows") == host::Execution::Waves);
+      Buffer<uint32_t> A(In), Out(256);
+      uint32_t *PA = A.get(), *PO = Out.get();
+      launch(*M, "rows", {1}, {16, 16}, {&PA, &PO});
+      std::vector<uint32_t> R = Out.read();
+      for (uint32_t Y = 0; Y < 16; ++Y)
+        for (uint32_t X = 0; X < 16; ++X) {
+          INFO(X << "," << Y);
+          CHECK(R[Y * 16 + X] == In[X * 16 + Y] * 1000 + In[Y * 16]);
+        }
+    }
+}
