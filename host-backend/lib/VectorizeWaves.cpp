@@ -177,6 +177,14 @@ private:
     Value *Fits = nullptr; ///< scalar i1; null: true
   };
   std::optional<Affine> affine(const Value *Old, unsigned Depth = 0);
+  /// X and Y, either null for true.
+  Value *both(Value *X, Value *Y) { return !X ? Y : !Y ? X : B->CreateAnd(X, Y); }
+  /// \p A's value times \p K.
+  void scale(Affine &A, Value *K) {
+    A.Base = B->CreateMul(A.Base, K);
+    for (Value *&C : A.C)
+      C = C ? B->CreateMul(C, K) : nullptr;
+  }
   std::optional<Affine> affinePointer(const Value *P, IntegerType *IT, unsigned Depth);
   /// What the wave's work-item ids are, found once at its entry: Flat, lane L's x is lane 0's
   /// plus L and y and z are lane 0's; Rows[K], lanes form rows of RowLanes[K] (lane L's x is
@@ -622,7 +630,6 @@ std::optional<Vectorizer::Affine> Vectorizer::affine(const Value *Old, unsigned 
       return std::nullopt;
     return A;
   }
-  auto And = [&](Value *X, Value *Y) { return !X ? Y : !Y ? X : B->CreateAnd(X, Y); };
   auto Uniform = [](const Affine &A) { return !A.C[0] && !A.C[1] && !A.C[2] && !A.C[3]; };
   unsigned Op = I->getOpcode();
   bool Disjoint = isa<PossiblyDisjointInst>(I) && cast<PossiblyDisjointInst>(I)->isDisjoint();
@@ -633,7 +640,7 @@ std::optional<Vectorizer::Affine> Vectorizer::affine(const Value *Old, unsigned 
     if (!Y)
       return std::nullopt;
     Affine R;
-    R.Fits = And(X->Fits, Y->Fits);
+    R.Fits = both(X->Fits, Y->Fits);
     if (Op == Instruction::Mul || Op == Instruction::Shl) {
       // By a uniform amount only (what is a product of two lanes' ids is not affine).
       if (Op == Instruction::Mul && Uniform(*X) && !Uniform(*Y))
@@ -702,7 +709,7 @@ std::optional<Vectorizer::Affine> Vectorizer::affine(const Value *Old, unsigned 
     Value *Fits = B->CreateAnd(B->CreateICmpSGE(Min, ConstantInt::get(I64, Least)),
                                B->CreateICmpSLE(Max, ConstantInt::get(I64, Most)));
     R.Base = Signed ? B->CreateSExt(X->Base, IT) : B->CreateZExt(X->Base, IT);
-    R.Fits = And(X->Fits, Fits);
+    R.Fits = both(X->Fits, Fits);
     return R;
   }
   return std::nullopt;
@@ -725,14 +732,12 @@ std::optional<Vectorizer::Affine> Vectorizer::affinePointer(const Value *P, Inte
   auto Y = X ? affine(G->getOperand(1), Depth + 1) : std::nullopt;
   if (!Y)
     return std::nullopt;
-  Value *Scale = ConstantInt::get(IT, DL.getTypeAllocSize(G->getSourceElementType()));
+  scale(*Y, ConstantInt::get(IT, DL.getTypeAllocSize(G->getSourceElementType())));
   Affine R;
-  R.Base = B->CreateAdd(X->Base, B->CreateMul(Y->Base, Scale));
-  for (unsigned D = 0; D < 4; ++D) {
-    Value *K = Y->C[D] ? B->CreateMul(Y->C[D], Scale) : nullptr;
-    R.C[D] = !K ? X->C[D] : !X->C[D] ? K : B->CreateAdd(X->C[D], K);
-  }
-  R.Fits = !X->Fits ? Y->Fits : !Y->Fits ? X->Fits : B->CreateAnd(X->Fits, Y->Fits);
+  R.Base = B->CreateAdd(X->Base, Y->Base);
+  for (unsigned D = 0; D < 4; ++D)
+    R.C[D] = !Y->C[D] ? X->C[D] : !X->C[D] ? Y->C[D] : B->CreateAdd(X->C[D], Y->C[D]);
+  R.Fits = both(X->Fits, Y->Fits);
   return R;
 }
 
@@ -751,12 +756,8 @@ std::optional<Vectorizer::Pattern> Vectorizer::pattern(const Value *OldPtr, Type
              G && G->getNumIndices() == 1 && !Varying.count(G->getPointerOperand()) &&
              G->getOperand(1)->getType() == I64) {
     A = affine(G->getOperand(1));
-    if (A) {
-      Value *Scale = B->getInt64(DL.getTypeAllocSize(G->getSourceElementType()));
-      A->Base = B->CreateMul(A->Base, Scale);
-      for (Value *&K : A->C)
-        K = K ? B->CreateMul(K, Scale) : nullptr;
-    }
+    if (A)
+      scale(*A, B->getInt64(DL.getTypeAllocSize(G->getSourceElementType())));
     BasePtr = get(G->getPointerOperand());
   }
   if (!A)
