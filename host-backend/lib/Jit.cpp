@@ -41,6 +41,17 @@ Error fail(ErrorKind K, const Twine &Msg) { return makeError(K, "host backend: "
 // whose BF16 arithmetic flushes as well. The device's results must not depend on the CPU.
 constexpr const char *NonConformingFeatures[] = {"avx512bf16", "avxneconvert"};
 
+// Features that enable only their own intrinsics: system and OS facilities (privileged or
+// state-saving instructions, random numbers, cache and TSX control, protection keys). Code
+// generation from kernels, which never call these intrinsics, does not emit them, and a
+// hypervisor often hides some (invpcid on many EPYC guests), so they never refuse a named CPU.
+constexpr const char *IntrinsicOnlyFeatures[] = {
+    "cldemote",  "clflushopt", "clwb",  "clzero",    "enqcmd",   "fsgsbase", "hreset",
+    "invpcid",   "kl",         "lwp",   "movdir64b", "movdiri",  "mwaitx",   "pconfig",
+    "pku",       "ptwrite",    "rdpid", "rdpru",     "rdrnd",    "rdseed",   "rtm",
+    "serialize", "sgx",        "shstk", "tsxldtrk",  "uintr",    "usermsr",  "waitpkg",
+    "wbnoinvd",  "widekl",     "xsave", "xsavec",    "xsaveopt", "xsaves"};
+
 /// The CPU host code is generated for: the host's own (detected), or PTX2AMD_HOST_CPU.
 Expected<JITTargetMachineBuilder> configuredMachine() {
   auto JTMB = JITTargetMachineBuilder::detectHost();
@@ -50,7 +61,8 @@ Expected<JITTargetMachineBuilder> configuredMachine() {
   if (!Env || !*Env || StringRef(Env) == "native")
     return JTMB;
   // A named CPU: exactly its features (x86-64 is the baseline every x86-64 CPU runs), not the
-  // host's, which detectHost() filled in; refused where this CPU lacks one of them.
+  // host's, which detectHost() filled in; refused where this CPU lacks one that code generation
+  // can use.
   const Triple &TT = JTMB->getTargetTriple();
   if (!TT.isX86())
     return fail(ErrorKind::BadInput,
@@ -65,7 +77,8 @@ Expected<JITTargetMachineBuilder> configuredMachine() {
   // The host's map has every feature it probes, true or false; what it does not probe (x87,
   // cmov, ...) every x86-64 CPU has.
   for (StringRef F : Wanted)
-    if (auto It = Have.find(F); It != Have.end() && !It->second)
+    if (auto It = Have.find(F);
+        It != Have.end() && !It->second && !is_contained(IntrinsicOnlyFeatures, F))
       return fail(ErrorKind::BadInput, "PTX2AMD_HOST_CPU='" + Twine(Env) + "' has instructions (" +
                                            F + ") this CPU (" + JTMB->getCPU() + ") lacks");
   JTMB->setCPU(Env);

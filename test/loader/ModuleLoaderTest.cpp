@@ -9,6 +9,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <catch2/catch.hpp>
 
@@ -598,6 +599,19 @@ TEST_CASE("PTX2AMD_HOST_CPU names a CPU LLVM knows, with no instruction this CPU
     std::string Error = errorText(loader::createHostDevice(*amdgpu::findTarget("gfx90a")));
     CHECK(Error.find(") this CPU (") != std::string::npos);
   }
+}
+
+TEST_CASE("an AVX2 host takes haswell and x86-64-v3, whatever system instructions it lacks",
+          "[module-loader]") {
+  // haswell has invpcid, which many EPYC guests hide: only what code generation can use counts.
+  if (!llvm::sys::getHostCPUFeatures().lookup("avx2"))
+    SUCCEED("this host has no AVX2");
+  else
+    for (const char *Name : {"haswell", "x86-64-v3"}) {
+      ScopedEnv Cpu("PTX2AMD_HOST_CPU", Name);
+      auto D = ok(loader::createHostDevice(*amdgpu::findTarget("gfx1100")));
+      CHECK(D->properties().CompiledFor.find(std::string(" ") + Name + " ") != std::string::npos);
+    }
 }
 
 TEST_CASE("NVIDIA's device runtime is told from other PTX by its version variable",

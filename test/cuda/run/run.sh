@@ -8,6 +8,14 @@
 set -u
 libdir=$1 cache=$2 target=$3 prog=$4 name=$5
 
+# PTX2AMD_TEST_CPU_FLAG: a test of host code for another CPU (PTX2AMD_HOST_CPU) is skipped (77)
+# on a host without that CPU's instructions, as /proc/cpuinfo names them.
+flag=${PTX2AMD_TEST_CPU_FLAG:-}
+if [ -n "$flag" ] && ! grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -qx "$flag"; then
+  echo "SKIP: this host has no $flag, which PTX2AMD_HOST_CPU=${PTX2AMD_HOST_CPU:-} needs"
+  exit 77
+fi
+
 export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # The CUDA libraries the dynamic linker picks must be ours, not the toolkit's (a runtime-API
 # program needs libcudart.so.13, which needs libcuda.so.1; a driver-API program libcuda.so.1; an
