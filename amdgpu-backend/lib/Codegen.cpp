@@ -178,6 +178,10 @@ Error prepareWith(Module &M, const Target &T, const CodegenOptions &Opts, Target
   M.setModuleFlag(Module::Error, "amdhsa_code_object_version", Opts.CodeObjectVersion * 100);
   if (Error E = linkDeviceLibraries(M, T, Opts.CodeObjectVersion))
     return E;
+  if (Opts.OutlineSoftwareTextures)
+    for (Function &F : M)
+      if (!F.isDeclaration() && isSoftwareTextureEntry(F.getName()))
+        F.addFnAttr(Attribute::NoInline);
   std::vector<DroppedKernel> Unresolved = dropKernelsWithUnresolvedCalls(M);
   if (Dropped)
     Dropped->insert(Dropped->end(), Unresolved.begin(), Unresolved.end());
@@ -264,6 +268,10 @@ Error prepareModule(Module &M, const Target &T, const CodegenOptions &Opts,
                     std::vector<DroppedKernel> *Dropped) {
   auto S = startSession(M, T, Opts, Stage::Prepare, Dropped);
   return S ? Error::success() : S.takeError();
+}
+
+bool isSoftwareTextureEntry(StringRef Name) {
+  return Name.starts_with("__ptx2amd_tex_") || Name.starts_with("__ptx2amd_surface_");
 }
 
 Error optimizeModule(Module &M, const Target &T, const CodegenOptions &Opts,

@@ -405,6 +405,7 @@ Device::loadPtx(StringRef Ptx, StringRef Name, const amdgpu::Target &T, const Lo
   pipeline::Options PO;
   PO.Target = &T;
   PO.Codegen = {Opts.OptLevel, Opts.CodeObjectVersion};
+  PO.Codegen.OutlineSoftwareTextures = true;
   PO.Out = pipeline::Output::OptimizedModule;
   PO.OnOptimized = Opts.OnOptimized;
   pipeline::Translation Tr =

@@ -20,6 +20,8 @@
 #include "PassSetup.h"
 #include "SyncOps.h"
 
+#include "ptx2amd/amdgpu-backend/Codegen.h"
+
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/Analysis/ConstantFolding.h"
@@ -222,6 +224,16 @@ private:
   void fillPhis();
 };
 
+/// A function a wave calls once for each active lane, with that lane's operands, instead of
+/// inlining and vectorising it: the software texture path's entry points (kept out of line for
+/// the CPU device, CodegenOptions::OutlineSoftwareTextures), whose thousands of divergent
+/// instructions a wave of vectors makes slow to compile and no faster to run. They read no
+/// work-item state.
+bool isLaneSubroutine(const Function &F) {
+  return !F.isDeclaration() && F.hasFnAttribute(Attribute::NoInline) &&
+         amdgpu::isSoftwareTextureEntry(F.getName());
+}
+
 CallKind Vectorizer::callKind(const CallInst &CI) const {
   const Function *Callee = CI.getCalledFunction();
   if (!Callee || CI.isInlineAsm())
@@ -270,6 +282,8 @@ CallKind Vectorizer::callKind(const CallInst &CI) const {
   if (N.starts_with("__ptx2amd_host_") && !N.starts_with("__ptx2amd_host_image") &&
       !N.starts_with("__ptx2amd_host_cube"))
     return CallKind::Reject; // barriers, yields, frames
+  if (isLaneSubroutine(*Callee))
+    return CallKind::PerLane;
   if (!Callee->isDeclaration())
     return CallKind::Reject; // left uninlined (recursion): it may read its work-item's state
   if (CI.doesNotAccessMemory() && !AnyVarying())
@@ -1646,7 +1660,7 @@ Function *prepare(Function &Entry, std::string &Why) {
     for (Instruction &I : make_early_inc_range(instructions(*V))) {
       auto *CB = dyn_cast<CallBase>(&I);
       Function *Callee = CB ? CB->getCalledFunction() : nullptr;
-      if (!Callee || Callee->isDeclaration() || Callee == V)
+      if (!Callee || Callee->isDeclaration() || Callee == V || isLaneSubroutine(*Callee))
         continue;
       InlineFunctionInfo IFI;
       if (InlineFunction(*CB, IFI).isSuccess())

@@ -324,7 +324,8 @@ define amdgpu_kernel void @k(ptr addrspace(1) %p, float %x, i64 %fmt) {
 TEST_CASE("linking garbage is an error", "[amdgpu][codegen]") {
   const uint8_t Junk[] = {1, 2, 3, 4, 5};
   CHECK_THAT(errorText(linkCodeObject(Junk).takeError()), Catch::Contains("lld failed"));
-  CHECK_THAT(errorText(linkCodeObject(llvm::ArrayRef<uint8_t>()).takeError()), Catch::Contains("lld failed"));
+  CHECK_THAT(errorText(linkCodeObject(llvm::ArrayRef<uint8_t>()).takeError()),
+             Catch::Contains("lld failed"));
 }
 
 TEST_CASE("assembly output", "[amdgpu][codegen]") {
@@ -360,6 +361,33 @@ TEST_CASE("optimizeModule prepares and optimises in place", "[amdgpu][codegen]")
       M->getModuleFlag("amdhsa_code_object_version"));
   REQUIRE(Flag);
   CHECK(Flag->getZExtValue() == 400);
+}
+
+TEST_CASE("the software texture path stays out of line only where asked", "[amdgpu][codegen]") {
+  // A kernel that fetches through the software path: the GPU inlines the device library's
+  // entry point; the CPU device (OutlineSoftwareTextures) keeps it a call it makes per lane.
+  const char *IR = R"(
+declare <4 x i32> @__ptx2amd_tex_fetch(ptr addrspace(1), i32, i32, i32, i32, i32, i32)
+define amdgpu_kernel void @k(ptr addrspace(1) %o, ptr addrspace(1) %out, i32 %x) {
+  %t = call <4 x i32> @__ptx2amd_tex_fetch(ptr addrspace(1) %o, i32 1, i32 %x, i32 0, i32 0,
+                                           i32 0, i32 0)
+  store <4 x i32> %t, ptr addrspace(1) %out
+  ret void
+}
+)";
+  for (bool Outline : {false, true}) {
+    INFO("OutlineSoftwareTextures " << Outline);
+    llvm::LLVMContext Ctx;
+    auto M = parseIR(Ctx, IR);
+    CodegenOptions Opts;
+    Opts.OutlineSoftwareTextures = Outline;
+    REQUIRE(errorText(optimizeModule(*M, *findTarget("gfx942"), Opts)) == "");
+    llvm::Function *Fetch = M->getFunction("__ptx2amd_tex_fetch");
+    bool Called = Fetch && !Fetch->isDeclaration() && !Fetch->use_empty();
+    CHECK(Called == Outline);
+    CHECK(isSoftwareTextureEntry("__ptx2amd_tex_fetch"));
+    CHECK_FALSE(isSoftwareTextureEntry("__ptx2amd_vprintf"));
+  }
 }
 
 TEST_CASE("compiling the same module twice gives identical code objects", "[amdgpu][codegen]") {

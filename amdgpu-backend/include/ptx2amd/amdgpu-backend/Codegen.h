@@ -27,6 +27,7 @@
 #include "ptx2amd/amdgpu-backend/Target.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
@@ -53,7 +54,14 @@ struct CodegenOptions {
   unsigned CodegenPartitions = 0;
   unsigned MinPartitionKernels = 8;
   unsigned PartitionInstructions = 10000;
+  /// Keep the software texture path's entry points (isSoftwareTextureEntry) out of line: the
+  /// CPU device calls them once per lane of a vectorised wave. The GPU inlines them.
+  bool OutlineSoftwareTextures = false;
 };
+
+/// Whether \p Name is an entry point of the software texture path (device-lib/
+/// ptx2amd-texture.c), which the lowering calls for what the image unit cannot do.
+bool isSoftwareTextureEntry(llvm::StringRef Name);
 
 /// Wall-clock milliseconds of each step of one compileToCodeObject() call.
 struct PhaseTimes {
