@@ -136,9 +136,15 @@ std::string formWorkGroup(Function &Entry, StringRef Name, Function &State,
   Type *Ptr = PointerType::get(C, 0);
   Function *FrameFn = declare(M, rt::Frame, Ptr, {I64});
 
-  // The frame: this work-item's, from the runtime.
+  // The frame: this work-item's, from the runtime. The entry block's allocas (a vectorised
+  // wave's scratch, what inlining brought) stay before it is made: the coroutine lowering puts
+  // those that live across a synchronisation point in the frame, but one left after the start
+  // would be in the resumed body's first piece only and not dominate its later uses.
   BasicBlock &EntryBB = F->getEntryBlock();
-  IRBuilder<> B(&*EntryBB.getFirstInsertionPt());
+  for (Instruction &I : make_early_inc_range(EntryBB))
+    if (isa<AllocaInst>(I))
+      I.moveBefore(EntryBB.begin());
+  IRBuilder<> B(&*EntryBB.getFirstNonPHIOrDbgOrAlloca());
   Value *Id = B.CreateIntrinsic(Intrinsic::coro_id, {},
                                 {B.getInt32(16), ConstantPointerNull::get(cast<PointerType>(Ptr)),
                                  ConstantPointerNull::get(cast<PointerType>(Ptr)),

@@ -73,6 +73,46 @@ const char *Rows = R"(
 }
 )";
 
+// After a barrier, out[i] = {i, m, m + 1, tid} with m the input of the block's mirrored
+// thread: a per-lane st.v4 (through the wave's scratch memory) in a wave cut at a barrier, as in
+// NVIDIA's scan sample, whose scratch did not dominate its uses after the cut.
+const char *BarrierVec4 = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry barrier_vec4(.param .u64 in, .param .u64 out) {
+  .shared .align 4 .b8 s[1024];
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [in];
+  ld.param.u64 %rd2, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %ctaid.x;
+  mad.lo.s32 %r4, %r3, %r2, %r1;
+  mul.wide.u32 %rd3, %r4, 4;
+  add.s64 %rd3, %rd1, %rd3;
+  ld.global.u32 %r5, [%rd3];
+  mov.u32 %r6, s;
+  shl.b32 %r7, %r1, 2;
+  add.s32 %r7, %r6, %r7;
+  st.shared.u32 [%r7], %r5;
+  bar.sync 0;
+  sub.s32 %r8, %r2, %r1;
+  sub.s32 %r8, %r8, 1;
+  shl.b32 %r9, %r8, 2;
+  add.s32 %r9, %r6, %r9;
+  ld.shared.u32 %r10, [%r9];
+  add.s32 %r11, %r10, 1;
+  mul.wide.u32 %rd4, %r4, 16;
+  add.s64 %rd4, %rd2, %rd4;
+  st.global.v4.u32 [%rd4], {%r4, %r10, %r11, %r1};
+  ret;
+}
+)";
+
 } // namespace
 
 TEST_CASE("a wave stores vectors built from each lane's values", "[waves]") {
@@ -117,5 +157,32 @@ TEST_CASE("a 2-D block's rows, columns and broadcasts through shared memory", "[
           INFO(X << "," << Y);
           CHECK(R[Y * 16 + X] == In[X * 16 + Y] * 1000 + In[Y * 16]);
         }
+    }
+}
+
+TEST_CASE("a wave cut at a barrier stores vectors built from each lane's values", "[waves]") {
+  const uint32_t Blocks = 3, Threads = 96; // partial waves on wave64
+  std::vector<uint32_t> In(Blocks * Threads);
+  for (uint32_t I = 0; I < In.size(); ++I)
+    In[I] = I * 7 + 3;
+  for (const char *Target : WaveTargets)
+    for (bool Vectorize : {true, false}) {
+      INFO(Target << (Vectorize ? " waves" : " work-items"));
+      auto M = loadText(BarrierVec4, Target, Vectorize);
+      REQUIRE(M->unavailableReason("barrier_vec4") == "");
+      if (Vectorize)
+        CHECK(M->execution("barrier_vec4") == host::Execution::Waves);
+      Buffer<uint32_t> A(In), Out(Blocks * Threads * 4);
+      uint32_t *PA = A.get(), *PO = Out.get();
+      launch(*M, "barrier_vec4", {Blocks}, {Threads}, {&PA, &PO});
+      std::vector<uint32_t> R = Out.read();
+      for (uint32_t I = 0; I < Blocks * Threads; ++I) {
+        INFO(I);
+        uint32_t Tid = I % Threads, Mirror = In[I - Tid + Threads - 1 - Tid];
+        CHECK(R[4 * I] == I);
+        CHECK(R[4 * I + 1] == Mirror);
+        CHECK(R[4 * I + 2] == Mirror + 1);
+        CHECK(R[4 * I + 3] == Tid);
+      }
     }
 }
