@@ -35,6 +35,9 @@ struct LaneState {
 
 /// PostOp of a work-item that returned.
 inline constexpr uint32_t NoPost = ~0u;
+/// Each work-item's stack in fiber mode, which also bounds a compiled workgroup item's frame
+/// (what it keeps across synchronisation points).
+inline constexpr size_t FiberStack = 60 * 1024;
 
 namespace state {
 inline constexpr unsigned ItemId = offsetof(LaneState, ItemId);

@@ -261,4 +261,16 @@ Error lowerWorkGroups(Module &M) {
   return Error::success();
 }
 
+uint64_t frameBytes(Module &M, StringRef Name) {
+  Function *Ramp = M.getFunction(Name);
+  Function *FrameFn = M.getFunction(rt::Frame);
+  if (!Ramp || !FrameFn)
+    return 0;
+  for (User *U : FrameFn->users())
+    if (auto *CI = dyn_cast<CallInst>(U); CI && CI->getFunction() == Ramp)
+      if (auto *Bytes = dyn_cast<ConstantInt>(CI->getArgOperand(0)))
+        return Bytes->getZExtValue();
+  return 0;
+}
+
 } // namespace ptx2amd::host

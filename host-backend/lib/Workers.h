@@ -29,7 +29,6 @@ namespace ctx = boost::context::detail;
 constexpr size_t Page = 4096;
 constexpr size_t Guard = 64 * 1024;             // around the thread stack
 constexpr size_t ThreadStack = 8 * 1024 * 1024; // plain loops: private memory of one work-item
-constexpr size_t FiberStack = 60 * 1024;        // each work-item's stack in fiber mode
 constexpr size_t FiberGuard = Page;
 constexpr size_t SlotSize = Guard + ThreadStack + Guard + MaxBlockSize * (FiberGuard + FiberStack);
 // Every 32-bit LDS address (plus the widest access) lies in the window.

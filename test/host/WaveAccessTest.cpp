@@ -186,3 +186,52 @@ TEST_CASE("a wave cut at a barrier stores vectors built from each lane's values"
       }
     }
 }
+
+// 256 values a lane keeps across a barrier: a wave64's frame (64 KiB) would not fit in a frame
+// (FiberStack), so that kernel runs as work-items there (NVIDIA's binomialOptions failed at
+// launch); a wave32's fits and runs as waves. out[i] = sum over k of in[k * n + i].
+static std::string manyLiveValues() {
+  std::string P = ".version 7.0\n.target sm_70\n.address_size 64\n"
+                  ".visible .entry many_live(.param .u64 in, .param .u64 out, .param .u32 n) {\n"
+                  "  .reg .b32 %r<8>;\n  .reg .b32 %v<256>;\n  .reg .b64 %rd<8>;\n"
+                  "  ld.param.u64 %rd1, [in];\n  ld.param.u64 %rd2, [out];\n"
+                  "  ld.param.u32 %r1, [n];\n  cvta.to.global.u64 %rd1, %rd1;\n"
+                  "  cvta.to.global.u64 %rd2, %rd2;\n  mov.u32 %r2, %tid.x;\n"
+                  "  mov.u32 %r3, %ctaid.x;\n  mov.u32 %r4, %ntid.x;\n"
+                  "  mad.lo.s32 %r5, %r3, %r4, %r2;\n  mul.wide.u32 %rd3, %r5, 4;\n"
+                  "  add.s64 %rd3, %rd1, %rd3;\n  mul.wide.u32 %rd4, %r1, 4;\n";
+  for (int K = 0; K < 256; ++K)
+    P += "  ld.global.u32 %v" + std::to_string(K) + ", [%rd3];\n  add.s64 %rd3, %rd3, %rd4;\n";
+  P += "  bar.sync 0;\n  mov.u32 %r6, 0;\n";
+  for (int K = 0; K < 256; ++K)
+    P += "  add.s32 %r6, %r6, %v" + std::to_string(K) + ";\n";
+  P += "  mul.wide.u32 %rd5, %r5, 4;\n  add.s64 %rd5, %rd2, %rd5;\n"
+       "  st.global.u32 [%rd5], %r6;\n  ret;\n}\n";
+  return P;
+}
+
+TEST_CASE("a wave whose lanes keep too much across a barrier runs as work-items", "[waves]") {
+  const uint32_t Blocks = 2, Threads = 128, N = Blocks * Threads;
+  std::vector<uint32_t> In(256 * N);
+  for (uint32_t I = 0; I < In.size(); ++I)
+    In[I] = I * 2654435761u;
+  for (const char *Target : WaveTargets) {
+    INFO(Target);
+    auto M = loadText(manyLiveValues(), Target, /*Vectorize=*/true);
+    REQUIRE(M->unavailableReason("many_live") == "");
+    const bool Wave64 = std::string(Target) == "gfx90a";
+    CHECK((M->execution("many_live") == host::Execution::Waves) == !Wave64);
+    Buffer<uint32_t> A(In), Out(N);
+    uint32_t *PA = A.get(), *PO = Out.get();
+    uint32_t Count = N;
+    launch(*M, "many_live", {Blocks}, {Threads}, {&PA, &PO, &Count});
+    std::vector<uint32_t> R = Out.read();
+    for (uint32_t I = 0; I < N; ++I) {
+      uint32_t Sum = 0;
+      for (uint32_t K = 0; K < 256; ++K)
+        Sum += In[K * N + I];
+      INFO(I);
+      CHECK(R[I] == Sum);
+    }
+  }
+}
