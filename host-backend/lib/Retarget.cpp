@@ -913,20 +913,10 @@ Expected<RetargetedModule> Retargeter::run(StringRef Triple, StringRef Layout) {
       continue;
     // A wave's frame holds what its lanes keep across barriers, in one work-item's stack:
     // where it does not fit, the work-items run (NVIDIA's binomialOptions kept 70400 bytes).
-    if (uint64_t Bytes = K.WaveGroup.empty() ? 0 : frameBytes(M, K.WaveGroup); Bytes > FiberStack) {
+    if (uint64_t Bytes = frameBytes(M, K.WaveGroup); Bytes > FiberStack) {
       K.WaveReason = "its waves would keep " + std::to_string(Bytes) +
                      " bytes across barriers, more than a frame's " + std::to_string(FiberStack);
-      SmallVector<Function *, 4> Parts;
-      for (const char *Part : {"", ".resume", ".destroy", ".cleanup"})
-        if (Function *F = M.getFunction(K.WaveGroup + Part))
-          Parts.push_back(F);
-      for (Function *F : Parts)
-        F->dropAllReferences();
-      // The coroutine lowering's table of the resumed parts goes with them.
-      if (GlobalVariable *Table = M.getGlobalVariable(K.WaveGroup + ".resumers", true))
-        Table->eraseFromParent();
-      for (Function *F : Parts)
-        F->eraseFromParent();
+      eraseWorkGroup(M, K.WaveGroup);
       K.WaveGroup.clear();
       continue;
     }
@@ -934,7 +924,7 @@ Expected<RetargetedModule> Retargeter::run(StringRef Triple, StringRef Layout) {
     // would double the time a load takes); the fiber entry stays, for LaunchConfig::Fibers.
     for (std::string *Sym : {&K.Loop, &K.WorkGroup})
       if (!Sym->empty()) {
-        M.getFunction(*Sym)->eraseFromParent();
+        eraseWorkGroup(M, *Sym);
         Sym->clear();
       }
   }

@@ -228,6 +228,9 @@ std::string formWorkGroup(Function &Entry, StringRef Name, Function &State,
   return "";
 }
 
+/// The functions LLVM's switched-resume lowering makes of a coroutine beside its ramp.
+constexpr const char *ResumedParts[] = {".resume", ".destroy", ".cleanup"};
+
 Error lowerWorkGroups(Module &M) {
   bool Any = any_of(M, [](const Function &F) { return F.isPresplitCoroutine(); });
   if (!Any)
@@ -255,10 +258,26 @@ Error lowerWorkGroups(Module &M) {
   MPM.run(M, P.MAM);
   // The resumed regions: the frame is reached through their argument only (see FrameFn).
   for (const std::string &Ramp : Ramps)
-    for (const char *Part : {".resume", ".destroy", ".cleanup"})
+    for (const char *Part : ResumedParts)
       if (Function *F = M.getFunction(Ramp + Part))
         F->addParamAttr(0, Attribute::NoAlias);
   return Error::success();
+}
+
+void eraseWorkGroup(Module &M, StringRef Name) {
+  SmallVector<Function *, 4> Parts;
+  if (Function *Ramp = M.getFunction(Name))
+    Parts.push_back(Ramp);
+  for (const char *Part : ResumedParts)
+    if (Function *F = M.getFunction((Name + Part).str()))
+      Parts.push_back(F);
+  for (Function *F : Parts)
+    F->dropAllReferences();
+  // The coroutine lowering's table of the resumed parts goes with them.
+  if (GlobalVariable *Table = M.getGlobalVariable((Name + ".resumers").str(), true))
+    Table->eraseFromParent();
+  for (Function *F : Parts)
+    F->eraseFromParent();
 }
 
 uint64_t frameBytes(Module &M, StringRef Name) {

@@ -32,6 +32,8 @@ std::string formWorkGroup(llvm::Function &Entry, llvm::StringRef Name, llvm::Fun
 /// Splits the coroutines formWorkGroup made (LLVM's coroutine passes) and defines
 /// __ptx2amd_host_resume(frame) when there are any; run once the module has the host's layout.
 llvm::Error lowerWorkGroups(llvm::Module &M);
+/// Removes the function \p Name and, when it is a lowered workgroup, its resumed parts.
+void eraseWorkGroup(llvm::Module &M, llvm::StringRef Name);
 /// The frame bytes each item of the lowered workgroup \p Name asks for; 0 when not known.
 uint64_t frameBytes(llvm::Module &M, llvm::StringRef Name);
 
