@@ -119,6 +119,68 @@ Expected<CodeObjectPayload> decodePayload(std::vector<uint8_t> Bytes) {
   return P;
 }
 
+/// The PTX of registration unit \p U under \p Policy (fatbin::selectForModule), but for NVIDIA's
+/// device runtime in an -rdc unit: libcudadevrt carries PTX for its newest architecture only
+/// (SASS for the others, which CUDA's driver would take), and linkRdcUnit leaves it out for the
+/// device library's anyway, so its container is taken at that PTX whatever the policy's arch.
+/// Every other container keeps to the policy.
+Expected<fatbin::ModuleSelection> selectUnit(const fatbin::Fatbin &F, const fatbin::Module &U,
+                                             const fatbin::SelectionPolicy &Policy) {
+  auto S = fatbin::selectForModule(F, U, Policy);
+  if (S || U.Prelinked.empty() || Policy.Kind != fatbin::SelectionPolicy::Mode::HighestArchAtMost)
+    return S;
+  fatbin::SelectionPolicy AnyArch = Policy;
+  AnyArch.Kind = fatbin::SelectionPolicy::Mode::HighestArch;
+  auto Newest = fatbin::selectForModule(F, U, AnyArch);
+  if (!Newest) {
+    consumeError(Newest.takeError());
+    return S;
+  }
+  // selectRdcGroup keeps the order of U.Prelinked.
+  for (size_t I = 0; I < Newest->PTX.size(); ++I) {
+    if (Newest->PTX[I]->Arch <= Policy.MaxArch)
+      continue;
+    auto Own = fatbin::selectPTX(F.entries(F.containers()[U.Prelinked[I]]), Policy, F.name());
+    if (Own) {
+      Newest->PTX[I] = *Own;
+      continue;
+    }
+    consumeError(Own.takeError());
+    auto Text = F.ptx(*Newest->PTX[I]);
+    if (!Text || !isNvidiaDeviceRuntime(Text->text())) {
+      if (!Text)
+        consumeError(Text.takeError());
+      return S;
+    }
+  }
+  consumeError(S.takeError());
+  return Newest;
+}
+
+/// \p Why, a failure to select from \p F under \p Policy, as Unsupported when \p F has PTX that
+/// only the policy's architecture bound excludes: PTX for architectures above the device's
+/// compute capability is no image for the device (CUDA_ERROR_NO_BINARY_FOR_GPU), not a bad one.
+Error selectionFailure(Error Why, const fatbin::Fatbin &F, const fatbin::SelectionPolicy &Policy) {
+  if (Policy.Kind != fatbin::SelectionPolicy::Mode::HighestArchAtMost)
+    return Why;
+  fatbin::SelectionPolicy AnyArch = Policy;
+  AnyArch.Kind = fatbin::SelectionPolicy::Mode::HighestArch;
+  bool Above = false;
+  auto Try = [&](auto Selected) {
+    if (Selected)
+      Above = true;
+    else
+      consumeError(Selected.takeError());
+  };
+  if (F.modules().empty())
+    Try(fatbin::selectPTX(F.entries(), AnyArch, F.name()));
+  for (const fatbin::Module &U : F.modules())
+    Try(fatbin::selectForModule(F, U, AnyArch));
+  if (!Above)
+    return Why;
+  return makeError(ErrorKind::Unsupported, toString(std::move(Why)));
+}
+
 } // namespace
 
 Expected<LogLevel> parseLogLevel(StringRef Value) {
@@ -212,7 +274,7 @@ Expected<std::unique_ptr<LazyModule>> ModuleLoader::openSelected(const fatbin::F
   if (F.modules().empty()) {
     auto E = fatbin::selectPTX(F.entries(), Opts.Selection, Name);
     if (!E)
-      return E.takeError();
+      return selectionFailure(E.takeError(), F, Opts.Selection);
     Chosen = *E;
   } else {
     // An executable also holds wrappers without PTX (the device link's): the one unit with PTX
@@ -221,7 +283,7 @@ Expected<std::unique_ptr<LazyModule>> ModuleLoader::openSelected(const fatbin::F
     Error NoPtx = Error::success();
     unsigned WithPtx = 0;
     for (const fatbin::Module &U : F.modules()) {
-      auto S = fatbin::selectForModule(F, U, Opts.Selection);
+      auto S = selectUnit(F, U, Opts.Selection);
       if (!S) {
         NoPtx = joinErrors(std::move(NoPtx), S.takeError());
         continue;
@@ -230,7 +292,7 @@ Expected<std::unique_ptr<LazyModule>> ModuleLoader::openSelected(const fatbin::F
       Found = std::move(*S);
     }
     if (!Found)
-      return NoPtx;
+      return selectionFailure(std::move(NoPtx), F, Opts.Selection);
     consumeError(std::move(NoPtx));
     if (WithPtx > 1)
       return makeError(ErrorKind::BadInput,

@@ -87,7 +87,11 @@ cudaError_t inputPtx(LinkState &L, int Type, ArrayRef<uint8_t> Bytes, const std:
         StringRef(reinterpret_cast<const char *>(Bytes.data()), Bytes.size()), Name));
     if (!F)
       return refuse(L, cudaErrorInvalidKernelImage, Name + ": " + toString(F.takeError()));
-    auto E = fatbin::selectPTX(F->entries(), fatbin::SelectionPolicy::highest(), Name);
+    Context *C = nullptr;
+    if (cudaError_t E = context(C))
+      return E;
+    // What the loader would take for the device: its compute capability bounds the arch.
+    auto E = fatbin::selectPTX(F->entries(), C->Loader.options().Selection, Name);
     if (!E)
       return refuse(L, cudaErrorInvalidKernelImage, toString(E.takeError()));
     auto Text = F->ptx(**E);

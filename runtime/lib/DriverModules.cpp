@@ -133,10 +133,14 @@ cudaError_t loadInCurrentContext(
 cudaError_t registerModule(Expected<std::unique_ptr<loader::LazyModule>> M, const std::string &Name,
                            DriverContext *Owner, FatbinRecord *&Out, std::string *ErrorLog) {
   if (!M) {
-    std::string Why = toString(M.takeError());
+    ErrorReport Why = takeError(M.takeError());
     if (ErrorLog)
-      *ErrorLog = Why;
-    return fail(cudaErrorInvalidSource, Why);
+      *ErrorLog = Why.Message;
+    // PTX only for architectures above the device's compute capability is what CUDA's driver
+    // calls no binary for the GPU; any other image without usable PTX is not a source we take.
+    return fail(Why.Kind == ErrorKind::Unsupported ? cudaErrorNoKernelImageForDevice
+                                                   : cudaErrorInvalidSource,
+                Why.Message);
   }
   auto F = std::make_unique<FatbinRecord>();
   F->Name = Name;

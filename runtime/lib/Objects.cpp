@@ -87,6 +87,8 @@ void writePciBusId(const cudaDeviceProp &P, char *Id, int Length) {
 
 // cudaLimitMallocHeapSize: the loader's device heap.
 constexpr unsigned MallocHeapLimit = 2;
+// cudaLimitPersistingL2CacheSize: what is set aside of the L2 for persisting accesses.
+constexpr unsigned PersistingL2Limit = 6;
 
 cudaError_t deviceLimit(cudaLimit Limit, size_t *Value) {
   if (!Value || unsigned(Limit) >= std::size(limits().Values))
@@ -117,6 +119,14 @@ cudaError_t setDeviceLimit(cudaLimit Limit, size_t Value) {
   Context *C = nullptr;
   if (cudaError_t E = context(C))
     return E;
+  if (Limit == PersistingL2Limit) {
+    // As CUDA: a capability without persisting accesses (below 8.0) has no such limit, and one
+    // with them takes at most the most it can set aside.
+    if (C->Capability.arch() < 80)
+      return fail(cudaErrorUnsupportedLimit,
+                  "persisting L2 accesses came with compute capability 8.0");
+    Value = std::min(Value, size_t(C->Props.persistingL2CacheMaxSize));
+  }
   std::lock_guard<std::mutex> Lock(limits().Mutex);
   limits().Values[Limit] = Value;
   C->Loader.setDeviceLimit(unsigned(Limit), Value);
@@ -456,7 +466,10 @@ cudaError_t functionAttributes(KernelRecord &K, cudaFuncAttributes &Attr) {
   Attr.maxThreadsPerBlock = int(std::min<uint64_t>(
       M.MaxFlatWorkgroupSize ? M.MaxFlatWorkgroupSize : 1024, C->Props.maxThreadsPerBlock));
   Attr.numRegs = int(M.VgprCount);
-  Attr.ptxVersion = Attr.binaryVersion = ptxTarget(K.Fatbin->Module->ptx());
+  // The PTX selected for the device, and what it became: code for the device, whose capability
+  // is the one reported (CUDA's driver reports the device's when it compiles PTX).
+  Attr.ptxVersion = ptxTarget(K.Fatbin->Module->ptx());
+  Attr.binaryVersion = int(C->Capability.arch());
   int Available = int(C->Props.sharedMemPerBlock - M.GroupSegmentFixedSize);
   std::lock_guard<std::mutex> Lock(K.Mutex);
   Attr.maxDynamicSharedSizeBytes =

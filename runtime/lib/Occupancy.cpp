@@ -1,7 +1,8 @@
 //===- Occupancy.cpp - how many blocks of a kernel a compute unit holds ===//
 //
-// Shared by cudaOccupancy* and cuOccupancy*: bounded by work-items, blocks and LDS per compute
-// unit, from the device's properties and the kernel's code object (registers are not modelled).
+// Shared by cudaOccupancy* and cuOccupancy*: bounded by warps, blocks and LDS per compute unit,
+// from the device's properties (the reported compute capability's residency limits) and the
+// kernel's code object (registers are not modelled).
 
 #include "Driver.h"
 
@@ -24,7 +25,11 @@ cudaError_t occupancyBlocks(KernelRecord &K, int BlockSize, size_t DynamicShared
     *Out = 0;
     return cudaSuccess;
   }
-  int Blocks = std::min(P.maxThreadsPerMultiProcessor / BlockSize, P.maxBlocksPerMultiProcessor);
+  // As CUDA counts: whole warps (a block of 100 threads holds 4 of the 32 warp slots of a 7.5
+  // multiprocessor), so that a block of up to maxThreadsPerBlock always fits at least once.
+  const int Warps = (BlockSize + P.warpSize - 1) / P.warpSize;
+  int Blocks =
+      std::min(P.maxThreadsPerMultiProcessor / P.warpSize / Warps, P.maxBlocksPerMultiProcessor);
   uint64_t Lds = DK->metadata().GroupSegmentFixedSize + DynamicShared;
   if (Lds)
     Blocks = int(std::min<uint64_t>(Blocks, P.sharedMemPerMultiprocessor / Lds));
@@ -53,15 +58,15 @@ namespace {
 /// The block size (a multiple of the warp size, at most \p Limit or the device's) with the most
 /// resident work-items per compute unit, the largest of equals; dynamic shared memory per block
 /// from \p DynamicFor when given, else \p Dynamic.
-cudaError_t potentialBlockSize(KernelRecord &K, int *MinGrid, int *Block,
-                               size_t (*DynamicFor)(int), size_t Dynamic, int Limit) {
+cudaError_t potentialBlockSize(KernelRecord &K, int *MinGrid, int *Block, size_t (*DynamicFor)(int),
+                               size_t Dynamic, int Limit) {
   if (!MinGrid || !Block)
     return fail(cudaErrorInvalidValue);
   Context *C = nullptr;
   if (cudaError_t E = context(C))
     return E;
-  const int Max = Limit > 0 ? std::min(Limit, C->Props.maxThreadsPerBlock)
-                            : C->Props.maxThreadsPerBlock;
+  const int Max =
+      Limit > 0 ? std::min(Limit, C->Props.maxThreadsPerBlock) : C->Props.maxThreadsPerBlock;
   int Best = 0, BestBlocks = 0;
   for (int Size = Max / C->Props.warpSize * C->Props.warpSize; Size > 0;
        Size -= C->Props.warpSize) {
@@ -85,8 +90,8 @@ cudaError_t kernelOf(CUfunction F, KernelRecord *&K) { return functionOf(F, K); 
 extern "C" {
 
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *NumBlocks, CUfunction Function,
-                                                               int BlockSize, size_t DynamicShared,
-                                                               unsigned Flags) {
+                                                              int BlockSize, size_t DynamicShared,
+                                                              unsigned Flags) {
   return driverCall([&] {
     KernelRecord *K = nullptr;
     if (cudaError_t E = kernelOf(Function, K))
@@ -98,11 +103,11 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *NumBlocks, CU
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *NumBlocks, CUfunction Function,
                                                      int BlockSize, size_t DynamicShared) {
   return cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(NumBlocks, Function, BlockSize,
-                                                               DynamicShared, 0);
+                                                              DynamicShared, 0);
 }
 
-CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *Bytes, CUfunction Function,
-                                                 int NumBlocks, int BlockSize) {
+CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *Bytes, CUfunction Function, int NumBlocks,
+                                                 int BlockSize) {
   return driverCall([&] {
     KernelRecord *K = nullptr;
     if (cudaError_t E = kernelOf(Function, K))

@@ -35,8 +35,9 @@ loader::LogLevel logLevel() {
   return Level;
 }
 
-/// CUDA's view of the device: honest limits of the device, 32-lane warps.
-cudaDeviceProp deviceProperties(const loader::DeviceProperties &P) {
+/// CUDA's view of the device: honest limits of the device, 32-lane warps, and what compute
+/// capability \p CC has (its residency limits and the features that come with it).
+cudaDeviceProp deviceProperties(const loader::DeviceProperties &P, const ComputeCapability &CC) {
   cudaDeviceProp D{};
   std::snprintf(D.name, sizeof(D.name), "%s", P.Name.c_str());
   D.totalGlobalMem = P.GlobalMemoryBytes;
@@ -54,9 +55,8 @@ cudaDeviceProp deviceProperties(const loader::DeviceProperties &P) {
   D.maxGridSize[0] = 0x7fffffff;
   D.maxGridSize[1] = D.maxGridSize[2] = 65535;
   D.totalConstMem = 65536;
-  // The default target of CUDA 13's nvcc, whose PTX the programs carry.
-  D.major = 7;
-  D.minor = 5;
+  D.major = CC.Major;
+  D.minor = CC.Minor;
   D.textureAlignment = D.texturePitchAlignment = D.surfaceAlignment = 256;
   D.multiProcessorCount = P.ComputeUnits ? int(P.ComputeUnits) : 1;
   // The host device's memory is the host's.
@@ -64,11 +64,13 @@ cudaDeviceProp deviceProperties(const loader::DeviceProperties &P) {
   D.canMapHostMemory = 1;
   D.concurrentKernels = 1;
   D.unifiedAddressing = 1;
-  D.maxThreadsPerMultiProcessor = 2048;
   D.managedMemory = 1;
-  D.maxBlocksPerMultiProcessor = 32;
-  // Every block of a grid that fits (occupancy times multiprocessors) runs at once: the host
-  // device holds 2048 threads in up to 32 blocks on each worker, AMDGPU as many on a CU.
+  // Every block of a grid that fits (occupancy times multiprocessors, bounded by these) runs at
+  // once: the host device holds up to 2048 threads in up to 32 blocks on each worker, which no
+  // capability's limits exceed; on AMDGPU such a dispatch is taken to be co-resident (the
+  // target's wave slots and registers are not modelled).
+  D.maxThreadsPerMultiProcessor = CC.ThreadsPerMultiprocessor;
+  D.maxBlocksPerMultiProcessor = CC.BlocksPerMultiprocessor;
   D.cooperativeLaunch = 1;
   D.globalL1CacheSupported = D.localL1CacheSupported = 1;
   // cudaHostRegister: the program's memory, at its own address on both sides.
@@ -108,8 +110,9 @@ cudaDeviceProp deviceProperties(const loader::DeviceProperties &P) {
   }
   // Access policy windows (persisting accesses) are cache hints: accepted and kept, with nothing
   // set aside. CUDA's semantics allow that (persisting lines may still be evicted); the sizes
-  // are CUDA's usual ones, three quarters of the L2 and a 128 MiB window.
-  if (D.l2CacheSize) {
+  // are CUDA's usual ones, three quarters of the L2 and a 128 MiB window. They came with 8.0:
+  // a 7.5 device has neither.
+  if (D.l2CacheSize && CC.arch() >= 80) {
     D.persistingL2CacheMaxSize = D.l2CacheSize / 4 * 3;
     D.accessPolicyMaxWindowSize = 128 << 20;
   }
@@ -138,7 +141,30 @@ int hostClockRateKHz() {
   return MHz > 0 && MHz < 1e6 ? int(MHz * 1000) : 0;
 }
 
+/// ComputeCapabilities.def, in its order.
+constexpr ComputeCapability Capabilities[] = {
+#define COMPUTE_CAPABILITY(Major, Minor, Threads, Blocks) {Major, Minor, Threads, Blocks},
+#include "ComputeCapabilities.def"
+};
+
 } // namespace
+
+Expected<ComputeCapability> parseComputeCapability(StringRef Value) {
+  // 8.6 (Ampere's GA10x) unless chosen: at or above what CUDA 13 programs are commonly built for
+  // (nvcc's default compute_75, and sm_80 for Ampere's instructions), so their PTX loads and
+  // their sm_80 paths are taken.
+  if (Value.empty())
+    Value = "8.6";
+  std::string Known;
+  for (const ComputeCapability &CC : Capabilities) {
+    std::string Name = formatv("{0}.{1}", CC.Major, CC.Minor).str();
+    if (Value == Name)
+      return CC;
+    Known += (Known.empty() ? "" : ", ") + Name;
+  }
+  return makeError(ErrorKind::BadInput,
+                   "PTX2AMD_COMPUTE_CAPABILITY='" + Value + "' is not one of " + Known);
+}
 
 bool logging(loader::LogLevel Level) {
   return logLevel() >= Level && Level != loader::LogLevel::Off;
@@ -177,8 +203,9 @@ std::atomic<bool> ContextMade{false};
 
 bool contextMade() { return ContextMade.load(); }
 
-Context::Context(loader::Device &D, loader::LoaderOptions Opts)
-    : Dev(D), Loader(D, std::move(Opts)), Props(deviceProperties(D.properties())) {
+Context::Context(loader::Device &D, loader::LoaderOptions Opts, ComputeCapability CC)
+    : Dev(D), Loader(D, std::move(Opts)), Capability(CC),
+      Props(deviceProperties(D.properties(), CC)) {
   // The loader does not report a GPU's clock; the host device's is the CPU's. CDNA computes f64
   // at the f32 rate; RDNA at 1/16 of it; the CPU's SIMD units at half.
   if (D.properties().Format == loader::ModuleFormat::Ptx) {
@@ -202,13 +229,25 @@ cudaError_t context(Context *&Out) {
       Why = toString(Opts.takeError());
       return;
     }
+    const char *Env = std::getenv("PTX2AMD_COMPUTE_CAPABILITY");
+    auto CC = parseComputeCapability(Env ? Env : "");
+    if (!CC) {
+      Code = cudaErrorInitializationError;
+      Why = toString(CC.takeError());
+      // Once, whether or not the program looks at the error: nothing runs without a device.
+      std::fprintf(stderr, "ptx2amd: %s\n", Why.c_str());
+      return;
+    }
+    // As CUDA's driver: the PTX of the highest architecture the device's capability runs.
+    Opts->Selection.Kind = fatbin::SelectionPolicy::Mode::HighestArchAtMost;
+    Opts->Selection.MaxArch = CC->arch();
     auto Dev = loader::selectDevice();
     if (!Dev) {
       Code = cudaErrorNoDevice;
       Why = toString(Dev.takeError());
       return;
     }
-    C = new Context(*Dev, std::move(*Opts));
+    C = new Context(*Dev, std::move(*Opts), *CC);
     ContextMade.store(true);
     log(loader::LogLevel::Info, "device: " + Dev->properties().Name);
   });

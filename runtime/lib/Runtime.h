@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "ComputeCapability.h"
 #include "CudaTypes.h"
 
 #include "ptx2amd/loader/Device.h"
@@ -182,6 +183,8 @@ struct Allocation {
 struct Context {
   loader::Device &Dev;
   loader::ModuleLoader Loader;
+  /// What the device reports (PTX2AMD_COMPUTE_CAPABILITY), for which the loader selects PTX.
+  ComputeCapability Capability;
   cudaDeviceProp Props{};
   int ClockRateKHz = 0; ///< cudaDevAttrClockRate (CUDA 13's properties have none); 0: unknown
   /// cudaDevAttrSingleToDoublePrecisionPerfRatio: f32 over f64 throughput.
@@ -195,7 +198,7 @@ struct Context {
   std::map<cudaStream_t, std::map<int, std::array<unsigned char, 64>>> StreamAttributes;
   uint64_t DeviceBytes = 0; ///< allocated device memory
 
-  Context(loader::Device &D, loader::LoaderOptions Opts);
+  Context(loader::Device &D, loader::LoaderOptions Opts, ComputeCapability CC);
 };
 
 /// Whether context() has made the context (the runtime API initialises the driver API with it).

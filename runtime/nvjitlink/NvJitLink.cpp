@@ -1,10 +1,10 @@
 //===- NvJitLink.cpp - libnvJitLink.so.13: the toolkit's, with CUBIN as PTX -===//
 //
 // Programs link LTO-IR (from NVRTC or nvcc -dlto) at run time with nvJitLink for the device's
-// real architecture (-arch=sm_75, from the compute capability reported) and load the linked
-// CUBIN with cuModuleLoadData. SASS is of no use to libcuda.so.1, which translates PTX, so this
-// library stands in for NVIDIA's: it loads the toolkit's libnvJitLink.so.13 (RTLD_LOCAL, so both
-// live side by side) and forwards every function to it, except that an LTO link for a real
+// real architecture (-arch=sm_86 by default, from the compute capability reported) and load the
+// linked CUBIN with cuModuleLoadData. SASS is of no use to libcuda.so.1, which translates PTX, so
+// this library stands in for NVIDIA's: it loads the toolkit's libnvJitLink.so.13 (RTLD_LOCAL, so
+// both live side by side) and forwards every function to it, except that an LTO link for a real
 // architecture also asks for the linked PTX (-ptx), and its CUBIN is that PTX text, which
 // cuModuleLoadData accepts.
 //

@@ -1,11 +1,12 @@
 //===- Nvrtc.cpp - libnvrtc.so.13: the toolkit's NVRTC, with CUBIN as PTX -===//
 //
 // Programs compile CUDA C++ at run time with NVRTC, often for the device's real architecture
-// (sm_75, from the compute capability reported), and load the CUBIN with cuModuleLoadData. SASS
-// is of no use to libcuda.so.1, which translates PTX, so this library stands in for NVIDIA's: it
-// loads the toolkit's libnvrtc.so.13 (RTLD_LOCAL, so both live side by side) and forwards every
-// function to it, except that a program compiled for a real architecture is compiled for the
-// matching virtual one, and its CUBIN is its PTX text, which cuModuleLoadData accepts.
+// (sm_86 by default, from the compute capability reported), and load the CUBIN with
+// cuModuleLoadData. SASS is of no use to libcuda.so.1, which translates PTX, so this library
+// stands in for NVIDIA's: it loads the toolkit's libnvrtc.so.13 (RTLD_LOCAL, so both live side by
+// side) and forwards every function to it, except that a program compiled for a real architecture
+// is compiled for the matching virtual one, and its CUBIN is its PTX text, which cuModuleLoadData
+// accepts.
 //
 //===----------------------------------------------------------------------===//
 

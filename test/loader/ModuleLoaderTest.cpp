@@ -363,6 +363,41 @@ TEST_CASE("images without usable PTX are errors when opened", "[module-loader]")
   CHECK(L.stats().Opened == 0);
 }
 
+TEST_CASE("a selection bounded by a compute capability takes the highest PTX at most it",
+          "[module-loader]") {
+  const std::string Multi = FatbinDir + "/k_multi", PtxOnly = FatbinDir + "/k_ptxonly",
+                    SassOnly = FatbinDir + "/k_sassonly";
+  if (!haveFile(Multi) || !haveFile(PtxOnly) || !haveFile(SassOnly))
+    return;
+  auto D = ok(loader::createHostDevice(*amdgpu::findTarget("gfx90a")));
+  auto Bounded = [](unsigned Arch) {
+    loader::LoaderOptions O;
+    O.Selection = fatbin::SelectionPolicy::atMost(Arch);
+    return O;
+  };
+  // k_multi carries PTX for sm_80, sm_90a and sm_100f.
+  for (auto [Arch, Target] : {std::pair{86u, ".target sm_80"}, std::pair{90u, ".target sm_90a"},
+                              std::pair{121u, ".target sm_100f"}}) {
+    INFO(Arch);
+    loader::ModuleLoader L(*D, Bounded(Arch));
+    auto M = ok(L.open(readBytes(Multi), "k_multi"));
+    CHECK(M->ptx().find(Target) != std::string::npos);
+  }
+  // PTX only above the bound is no image for the device: unsupported here, not a bad image.
+  loader::ModuleLoader L(*D, Bounded(75));
+  auto Above = L.open(readBytes(PtxOnly), "k_ptxonly");
+  REQUIRE(!Above);
+  ErrorReport R = takeError(Above.takeError());
+  CHECK(R.Kind == ErrorKind::Unsupported);
+  CHECK(R.Message.find("no PTX entry for sm_75 or lower; the module carries PTX for sm_80") !=
+        std::string::npos);
+  // No PTX at all has nothing to do with the bound.
+  auto None = L.open(readBytes(SassOnly), "k_sassonly");
+  REQUIRE(!None);
+  CHECK(takeError(None.takeError()).Kind != ErrorKind::Unsupported);
+  CHECK(L.stats().Opened == 0);
+}
+
 TEST_CASE("a kernel that failed to translate is named with the reason; the others run",
           "[module-loader]") {
   for (const char *Target : WaveTargets) {

@@ -66,6 +66,10 @@ llvm::Expected<LogLevel> parseLogLevel(llvm::StringRef Value);
 struct LoaderOptions {
   unsigned OptLevel = 3;          ///< of the translation, 0..3
   unsigned CodeObjectVersion = 5; ///< 4, 5 or 6
+  /// The runtime bounds the arch by the compute capability it reports (HighestArchAtMost, as
+  /// CUDA's driver); a selection that fails only for that bound is ErrorKind::Unsupported (no
+  /// image for the device). NVIDIA's device runtime in an -rdc unit, PTX for its newest arch
+  /// only, is taken whatever the bound (linkRdcUnit leaves it out).
   fatbin::SelectionPolicy Selection;
   std::shared_ptr<Cache> JitCache; ///< null: every module is translated
   LogLevel Log = LogLevel::Off;

@@ -2,7 +2,8 @@
 // from its compute capability, as cuda-samples' nvrtc_helper.h does), their CUBIN loaded with
 // cuModuleLoadData and launched; the same program's PTX; a program for the virtual architecture
 // (no CUBIN), one for LTO-IR (-dlto), one that does not compile, and programs compiled on
-// several threads at once. Memory comes from both the runtime and the driver API.
+// several threads at once (above the device's compute capability, CUBIN that does not load).
+// Memory comes from both the runtime and the driver API.
 //
 // `nvrtc_cubin --no-nvrtc` is run where the toolkit's NVRTC cannot be found (PTX2AMD_NVRTC set to
 // a missing file): every NVRTC call fails with NVRTC_ERROR_INTERNAL_ERROR, which says why.
@@ -289,8 +290,10 @@ int main(int argc, char **argv) {
     NVRTC(nvrtcDestroyProgram(&prog));
   }
   // Programs compiled on several threads at once, each for a real architecture; each CUBIN
-  // loads.
+  // loads where the device runs its architecture (at most its compute capability), and is no
+  // binary for it above, as in CUDA.
   {
+    const int threadArchNumbers[] = {75, 80, 86, 90};
     const char *threadArchs[] = {"-arch=sm_75", "--gpu-architecture=sm_80", "-arch=sm_86",
                                  "--gpu-architecture=sm_90a"};
     nvrtcResult results[4];
@@ -310,6 +313,12 @@ int main(int argc, char **argv) {
       NVRTC(results[t]);
       CHECK(!cubins[t].empty(), "%s (thread %d): empty CUBIN", threadArchs[t], t);
       CUmodule module;
+      if (threadArchNumbers[t] > major * 10 + minor) {
+        CUresult r = cuModuleLoadData(&module, cubins[t].data());
+        CHECK(r == CUDA_ERROR_NO_BINARY_FOR_GPU, "%s on sm_%d%d: cuModuleLoadData returned %d",
+              threadArchs[t], major, minor, int(r));
+        continue;
+      }
       CU(cuModuleLoadData(&module, cubins[t].data()));
       CUfunction f;
       CU(cuModuleGetFunction(&f, module, "saxpy"));
