@@ -148,6 +148,8 @@ void runFibers(Worker &W, const KernelLaunch &L, unsigned N, unsigned Groups,
   }
   const unsigned Waves = (N + WS - 1) / WS;
   constexpr uintptr_t NoSite = ~uintptr_t(0);
+  constexpr unsigned MaxStalls = 64;
+  W.Stalls.assign(size_t(Groups) * Waves, 0);
   for (;;) {
     bool Live = false;
     for (unsigned G = 0; G < Groups; ++G) {
@@ -161,22 +163,38 @@ void runFibers(Worker &W, const KernelLaunch &L, unsigned N, unsigned Groups,
         Lane *Wave = Group + V * WS;
         const unsigned Count = std::min(WS, N - V * WS);
         uintptr_t Low = NoSite;
-        bool Advanced = false;
+        bool Advanced = false, Moving = false, Waiting = false;
         for (unsigned I = 0; I < Count; ++I) {
           Lane &Ln = Wave[I];
-          if (Ln.St == Status::Ready)
-            Advanced |= resume(W, Ln);
+          if (Ln.St == Status::Ready) {
+            const bool Progress = resume(W, Ln);
+            Advanced |= Progress;
+            Moving |= Progress && Ln.St == Status::Ready;
+          }
           if (Ln.St == Status::Blocked) {
             if (Ln.Kind != Op::Barrier && Ln.Site < Low)
               Low = Ln.Site;
-          } else {
-            StillReady += Ln.St == Status::Ready;
+          } else if (Ln.St == Status::Ready) {
+            ++StillReady;
+            Waiting = true;
           }
         }
         if (Advanced)
           advance(W);
-        Lowest[V] = Low;
-        AtWaveOp |= Low != NoSite;
+        // A lane that stopped at a yield (s_sleep, a spin loop's try) may be on its way to the
+        // operation the others wait at: the wave waits for it, or the operation would run
+        // without it (a ballot missing its bit, a shuffle reading what it never posted). Only a
+        // lane that has spun for MaxStalls passes, from one yield to the next, is left behind,
+        // as a GPU's independently scheduled thread would be: it may wait for those lanes.
+        unsigned &Stall = W.Stalls[G * Waves + V];
+        if (Low == NoSite || !Waiting || Stall >= MaxStalls) {
+          Stall = 0;
+          Lowest[V] = Low;
+        } else {
+          Stall = Moving ? 0 : Stall + 1;
+          Lowest[V] = NoSite;
+        }
+        AtWaveOp |= Lowest[V] != NoSite;
       }
       // Per wave with lanes waiting in a wave operation: the group at the lowest code address
       // runs it. A wave runs code in layout order: the first part of a divergent region before

@@ -79,6 +79,9 @@ struct Worker {
   pthread_t Thread{};
   LaneState Plain{}; // plain loops: the one work-item running
   std::vector<Lane> Lanes;
+  /// Per wave of the workgroups running: passes its lanes at a wave operation have waited for
+  /// lanes that only spin (runFibers).
+  std::vector<unsigned> Stalls;
   /// Where each lane's compiled-workgroup frame goes, for frames of FrameBytes
   /// (__ptx2amd_host_frame).
   std::vector<uint8_t *> FramePlaces;

@@ -68,6 +68,42 @@ START:
 }
 )";
 
+// Lane 0 of each warp shuffles alone (a wave operation of its own: it reads its own id), then
+// every lane sleeps twice and the warp votes: out[tid] = the ballot of all lanes plus that id.
+// Lane 0 comes to the sleeps passes after the others, which have gone on to the ballot; the
+// ballot must wait for it, also while it goes from one sleep to the next (CUB's decoupled
+// look-back: thread 0 publishes its tile, the warp sleeps and enters a spin loop, then reads its
+// predecessors; a reduction without lane 0 dropped a whole window of tiles).
+const char *LateLane = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry late_lane(.param .u64 out) {
+  .reg .pred %p<3>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 31;
+  mov.u32 %r4, 0;
+  setp.ne.s32 %p1, %r2, 0;
+  @%p1 bra SLEEP;
+  shfl.sync.idx.b32 %r4, %r1, 0, 31, 1;
+SLEEP:
+  mov.u32 %r5, 100;
+  nanosleep.u32 %r5;
+  nanosleep.u32 %r5;
+  setp.ne.s32 %p2, %r1, 100000;
+  vote.sync.ballot.b32 %r6, %p2, -1;
+  add.s32 %r6, %r6, %r4;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r6;
+  ret;
+}
+)";
+
 } // namespace
 
 TEST_CASE("no kernel of the CUDA programs that meets falls back to fibers",
@@ -92,6 +128,25 @@ TEST_CASE("no kernel of the CUDA programs that meets falls back to fibers",
       // Barriers and shuffles are in many of them: the check above checks something.
       CHECK(Compiled > 20);
     }
+}
+
+TEST_CASE("a wave operation waits for a lane that sleeps on its way there", "[workgroup]") {
+  for (const char *Target : WaveTargets) {
+    auto M = loadText(LateLane, Target);
+    REQUIRE(M->unavailableReason("late_lane") == "");
+    for (bool Fibers : {false, true}) {
+      INFO(Target << (Fibers ? " as fibers" : " as a compiled workgroup"));
+      Buffer<uint32_t> Out(128);
+      uint32_t *P = Out.get();
+      host::LaunchConfig C{{1}, {128}};
+      C.Fibers = Fibers;
+      launch(*M, "late_lane", C, {&P});
+      std::vector<uint32_t> Want(128, ~0u);
+      for (unsigned I = 0; I < 128; I += 32)
+        Want[I] += I;
+      CHECK(Out.read() == Want);
+    }
+  }
 }
 
 TEST_CASE("a barrier in a recursive function keeps its kernel on fibers", "[workgroup]") {
