@@ -400,16 +400,75 @@ Expected<std::unique_ptr<Device>> Device::create() {
 
 Device::~Device() = default;
 
-Expected<std::unique_ptr<LoadedModule>>
-Device::loadPtx(StringRef Ptx, StringRef Name, const amdgpu::Target &T, const LoadOptions &Opts) {
+/// The translation pipeline's optimised module of \p Ptx, as the host device takes it.
+static pipeline::Translation optimisedModule(StringRef Ptx, StringRef Name, const amdgpu::Target &T,
+                                             const LoadOptions &Opts) {
   pipeline::Options PO;
   PO.Target = &T;
   PO.Codegen = {Opts.OptLevel, Opts.CodeObjectVersion};
   PO.Codegen.OutlineSoftwareTextures = true;
   PO.Out = pipeline::Output::OptimizedModule;
   PO.OnOptimized = Opts.OnOptimized;
-  pipeline::Translation Tr =
-      pipeline::translate(std::make_shared<SourceText>(Name.str(), Ptx.str()), PO);
+  return pipeline::translate(std::make_shared<SourceText>(Name.str(), Ptx.str()), PO);
+}
+
+/// One comment line per kernel: how its workgroups run and why not otherwise.
+static std::string executionComments(const RetargetedModule &R) {
+  std::string S;
+  raw_string_ostream OS(S);
+  for (const RetargetedKernel &K : R.Kernels) {
+    OS << "; kernel " << K.Meta.Name << ": ";
+    if (!K.Unavailable.empty()) {
+      OS << "cannot run here: " << K.Unavailable << "\n";
+      continue;
+    }
+    if (!K.Wave.empty())
+      OS << "waves (" << K.Wave << ")";
+    else if (!K.WaveGroup.empty())
+      OS << "waves that meet, as a compiled workgroup (" << K.WaveGroup << ")";
+    else if (!K.Loop.empty())
+      OS << "work-item loop (" << K.Loop << ")";
+    else if (!K.WorkGroup.empty())
+      OS << "compiled workgroup (" << K.WorkGroup << ")";
+    else
+      OS << "fibers (" << K.Entry << ")";
+    if (K.LockstepPoints)
+      OS << "; " << K.LockstepPoints << " lockstep points";
+    if (!K.WaveReason.empty())
+      OS << "; not vectorised: " << K.WaveReason;
+    if (!K.FiberReason.empty())
+      OS << "; fibers: " << K.FiberReason;
+    OS << "\n";
+  }
+  return S;
+}
+
+Expected<std::string> Device::retargetedModule(StringRef Ptx, StringRef Name,
+                                               const amdgpu::Target &T, const LoadOptions &Opts) {
+  pipeline::Translation Tr = optimisedModule(Ptx, Name, T, Opts);
+  if (!Tr.Module)
+    return Tr.moduleError();
+  auto HT = hostTarget();
+  if (!HT)
+    return HT.takeError();
+  auto R = retargetModule(*Tr.Module, T, *HT, Opts.VectorizeWaves);
+  if (!R)
+    return R.takeError();
+  std::string S;
+  raw_string_ostream OS(S);
+  for (const pipeline::KernelResult &KR : Tr.Kernels)
+    if (std::string Why = Tr.unavailableReason(KR); !Why.empty()) {
+      std::replace(Why.begin(), Why.end(), '\n', ' ');
+      OS << "; kernel " << Tr.function(KR).Name << ": not translated: " << Why << "\n";
+    }
+  OS << executionComments(*R);
+  Tr.Module->print(OS, nullptr);
+  return S;
+}
+
+Expected<std::unique_ptr<LoadedModule>>
+Device::loadPtx(StringRef Ptx, StringRef Name, const amdgpu::Target &T, const LoadOptions &Opts) {
+  pipeline::Translation Tr = optimisedModule(Ptx, Name, T, Opts);
   if (!Tr.Module)
     return Tr.moduleError();
   auto P = std::make_unique<LoadedModule::Impl>();

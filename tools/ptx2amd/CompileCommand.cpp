@@ -2,6 +2,7 @@
 #include "Commands.h"
 
 #include "ptx2amd/amdgpu-backend/Target.h"
+#include "ptx2amd/host-backend/HostDevice.h"
 #include "ptx2amd/ptx2amd.h"
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 namespace ptx2amd::tool {
@@ -30,7 +32,9 @@ const CommandHelp CompileHelp = {
 executable, library, object, .fatbin or cubin): each of its PTX modules is translated (the per-TU
 modules of relocatable device code, nvcc -rdc, as the one module they link into). A kernel that
 uses something not supported yet is left out of the output with a warning naming it and the
-reason; the rest of the module is still translated.)",
+reason; the rest of the module is still translated. --emit host-ll writes what the CPU device
+(PTX2AMD_DEVICE=host) compiles instead: the same optimised module re-targeted to this host, each
+kernel's execution (waves, compiled workgroup, work-item loop or fibers) and reasons at the top.)",
     "EXIT STATUS: 0 when every kernel was translated, 1 when some kernel or module failed, 2 on\n"
     "usage errors.\n"};
 
@@ -101,8 +105,9 @@ int runCompile(llvm::ArrayRef<std::string> Argv) {
       Targets.push_back(T.Name.data());
   }
   const std::string Emit = Args->getLastArgValue(OPT_emit, "obj").str();
-  if (Emit != "llvm" && Emit != "asm" && Emit != "obj")
-    return usageError(CompileHelp, fmt::format("--emit takes llvm, asm or obj, not '{}'", Emit));
+  if (Emit != "llvm" && Emit != "asm" && Emit != "obj" && Emit != "host-ll")
+    return usageError(CompileHelp,
+                      fmt::format("--emit takes llvm, asm, obj or host-ll, not '{}'", Emit));
   int OptLevel = 3, CodeObjectVersion = 5;
   if (const llvm::opt::Arg *A = Args->getLastArg(OPT_O)) {
     llvm::StringRef V = A->getValue();
@@ -204,7 +209,10 @@ int runCompile(llvm::ArrayRef<std::string> Argv) {
       printError(fmt::format("cannot create '{}': {}", Out, EC.message()));
       return 1;
     }
-  const char *Ext = Emit == "llvm" ? "ll" : Emit == "asm" ? "s" : "hsaco";
+  const char *Ext = Emit == "llvm"      ? "ll"
+                    : Emit == "asm"     ? "s"
+                    : Emit == "host-ll" ? "host.ll"
+                                        : "hsaco";
   // Every (module, target) pair on a thread pool; results are reported and written in order, so
   // the output is the same whatever the number of threads.
   struct Job {
@@ -212,6 +220,7 @@ int runCompile(llvm::ArrayRef<std::string> Argv) {
     const char *Target;
     Result R;
     ptx2amd_status S = PTX2AMD_SUCCESS;
+    std::optional<llvm::Expected<std::string>> Host; ///< --emit host-ll: the host device's module
   };
   std::vector<Job> Work(Modules * Targets.size());
   for (size_t M = 0; M < Modules; ++M)
@@ -222,8 +231,25 @@ int runCompile(llvm::ArrayRef<std::string> Argv) {
   {
     llvm::StdThreadPool Pool(llvm::hardware_concurrency(std::min<size_t>(Jobs, Work.size())));
     for (Job &J : Work)
-      Pool.async([&Ctx, &Img, &J, &Units] {
+      Pool.async([&Ctx, &Img, &J, &Units, &Emit, OptLevel, CodeObjectVersion] {
         const Unit &U = Units[J.Module];
+        if (Emit == "host-ll") {
+          // The host device's own path (host::Device::loadPtx up to its JIT), not the C API's.
+          const char *Ptx = nullptr, *Name = "";
+          size_t Size = 0;
+          if (U.Linked) {
+            Ptx = U.Linked->text().data(), Size = U.Linked->text().size();
+            Name = U.Linked->name().c_str();
+          } else {
+            ptx2amd_image_module(Img.Ptr, U.ImageModule, &Ptx, &Size, &Name, nullptr);
+          }
+          host::LoadOptions O;
+          O.OptLevel = unsigned(OptLevel);
+          O.CodeObjectVersion = unsigned(CodeObjectVersion);
+          J.Host.emplace(host::Device::retargetedModule(llvm::StringRef(Ptx, Size), Name,
+                                                        *amdgpu::findTarget(J.Target), O));
+          return;
+        }
         if (U.Linked)
           J.S = ptx2amd_translate_ptx(Ctx.Ptr, U.Linked->text().data(), U.Linked->text().size(),
                                       U.Linked->name().c_str(), J.Target, &J.R.Ptr);
@@ -233,11 +259,35 @@ int runCompile(llvm::ArrayRef<std::string> Argv) {
     Pool.wait();
   }
   int Status = 0;
+  // Writes one output; false when it cannot.
+  auto Write = [&](const std::string &ModStem, const char *T, llvm::StringRef Data) {
+    std::string Path =
+        OneOutput ? (Out.empty() ? fmt::format("{}.{}.{}", ModStem, T, Ext) : Out)
+                  : fmt::format("{}{}{}.{}.{}", Out, Out.empty() ? "" : "/", ModStem, T, Ext);
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Path, EC,
+                            Emit == "obj" ? llvm::sys::fs::OF_None : llvm::sys::fs::OF_Text);
+    if (EC) {
+      printError(fmt::format("cannot write '{}': {}", Path, EC.message()));
+      return false;
+    }
+    OS << Data;
+    return true;
+  };
   for (size_t M = 0; M < Modules; ++M) {
     std::string ModStem = Modules == 1 ? Stem : fmt::format("{}.m{}", Stem, M);
     for (size_t K = 0; K < Targets.size(); ++K) {
       const char *T = Targets[K];
       Job &J = Work[M * Targets.size() + K];
+      if (J.Host) {
+        if (!*J.Host) {
+          printError(llvm::toString(J.Host->takeError()));
+          Status = 1;
+        } else if (!Write(ModStem, T, **J.Host)) {
+          return 1;
+        }
+        continue;
+      }
       Result &R = J.R;
       ptx2amd_status S = J.S;
       if (!R.Ptr) {
@@ -266,17 +316,8 @@ int runCompile(llvm::ArrayRef<std::string> Argv) {
         ptx2amd_result_text(R.Ptr, &Text, &Size);
         Data = Text;
       }
-      std::string Path =
-          OneOutput ? (Out.empty() ? fmt::format("{}.{}.{}", ModStem, T, Ext) : Out)
-                    : fmt::format("{}{}{}.{}.{}", Out, Out.empty() ? "" : "/", ModStem, T, Ext);
-      std::error_code EC;
-      llvm::raw_fd_ostream OS(Path, EC,
-                              Emit == "obj" ? llvm::sys::fs::OF_None : llvm::sys::fs::OF_Text);
-      if (EC) {
-        printError(fmt::format("cannot write '{}': {}", Path, EC.message()));
+      if (!Write(ModStem, T, llvm::StringRef(static_cast<const char *>(Data), Size)))
         return 1;
-      }
-      OS.write(static_cast<const char *>(Data), Size);
     }
   }
   return Status;

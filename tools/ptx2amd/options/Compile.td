@@ -5,8 +5,9 @@ def arch : Separate<["--"], "arch">, MetaVarName<"TARGET">,
            HelpText<"a target: gfx90a, gfx942, gfx950 (wave64), gfx1030, gfx1100, gfx1201\n"
                     "(wave32); repeat for more">;
 def all_targets : Flag<["--"], "all-targets">, HelpText<"every target that --arch takes">;
-def emit : Separate<["--"], "emit">, MetaVarName<"llvm|asm|obj">,
-           HelpText<"what to write (default obj: a code object, HSACO)">;
+def emit : Separate<["--"], "emit">, MetaVarName<"llvm|asm|obj|host-ll">,
+           HelpText<"what to write (default obj: a code object, HSACO; host-ll: the\n"
+                    "module the CPU device compiles, as LLVM IR)">;
 def O : Joined<["-"], "O">, MetaVarName<"0..3">, HelpText<"optimisation level (default -O3)">;
 def code_object_version : Separate<["--"], "code-object-version">, MetaVarName<"4|5|6">,
                           HelpText<"the code object version (default 5)">;
@@ -20,4 +21,4 @@ def j : Separate<["-"], "j">, MetaVarName<"N">,
                  "thread); the output does not depend on N">;
 def o : JoinedOrSeparate<["-"], "o">, MetaVarName<"OUT">,
         HelpText<"output file for one module and one target; a folder otherwise\n"
-                 "(default: <input>.<target>.{ll,s,hsaco} in the current folder)">;
+                 "(default: <input>.<target>.{ll,s,hsaco,host.ll} in the current folder)">;

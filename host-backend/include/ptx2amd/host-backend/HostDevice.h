@@ -173,6 +173,13 @@ public:
   llvm::Expected<std::unique_ptr<LoadedModule>> loadPtx(llvm::StringRef Ptx, llvm::StringRef Name,
                                                         const amdgpu::Target &T,
                                                         const LoadOptions &Opts = {});
+  /// The module loadPtx() would compile for the host, as LLVM IR text: the optimised module
+  /// re-targeted (kernel entries, compiled workgroups, vectorised waves), before the host's own
+  /// optimisation and code generation, each kernel's execution and its reasons in comments at
+  /// the top. What `ptx2amd compile --emit host-ll` writes. Starts no workers.
+  static llvm::Expected<std::string> retargetedModule(llvm::StringRef Ptx, llvm::StringRef Name,
+                                                      const amdgpu::Target &T,
+                                                      const LoadOptions &Opts = {});
   /// Loads what LoadedModule::compiled() returned, for \p T, linking its object only. Bytes of
   /// another format version, target or host, or that fail the checksum, are an error saying so.
   llvm::Expected<std::unique_ptr<LoadedModule>> loadCompiled(llvm::ArrayRef<uint8_t> Bytes,
