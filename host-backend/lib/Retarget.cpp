@@ -19,7 +19,9 @@
 #include "Lockstep.h"
 #include "MatrixEmulation.h"
 #include "Runtime.h"
+#include "SpinLoops.h"
 #include "SyncOps.h"
+#include "VectorDivision.h"
 #include "VectorizeWaves.h"
 #include "WorkGroup.h"
 
@@ -110,7 +112,6 @@ private:
   void layoutKernels();
   Error replaceLds();
   void reportKernelLds(ArrayRef<std::pair<GlobalVariable *, uint64_t>> Placed);
-  void yieldInSpinLoops();
   void lowerIntrinsics();
   bool lowerAmdgcn(CallInst *CI, IRBuilder<> &B);
   void lowerAddressSpaces();
@@ -475,59 +476,6 @@ bool Retargeter::lowerAmdgcn(CallInst *CI, IRBuilder<> &B) {
   return true;
 }
 
-/// Whether \p V, within \p L, is computed from what an atomic or volatile access reads: the
-/// loop waits for another work-item to write. A compare-and-swap that expects what the loop
-/// computed is a lock-free update retried with what it found, not a wait, and must not yield
-/// between its tries (others would change the word again).
-static bool readsSharedState(Value *V, const Loop &L) {
-  SmallVector<Value *, 16> Work{V};
-  SmallPtrSet<Value *, 32> Seen;
-  while (!Work.empty() && Seen.size() < 64) {
-    auto *I = dyn_cast<Instruction>(Work.pop_back_val());
-    if (!I || !L.contains(I) || !Seen.insert(I).second)
-      continue;
-    if (auto *LI = dyn_cast<LoadInst>(I); LI && (LI->isAtomic() || LI->isVolatile()))
-      return true;
-    if (isa<AtomicRMWInst>(I))
-      return true;
-    if (auto *Cas = dyn_cast<AtomicCmpXchgInst>(I);
-        Cas && L.isLoopInvariant(Cas->getCompareOperand()))
-      return true;
-    Work.append(I->op_begin(), I->op_end());
-  }
-  return false;
-}
-
-/// A loop whose exit waits for memory that other work-items write (a spin: cooperative_groups'
-/// grid barrier, a lock, a flag) yields on each iteration, as s_sleep does: fibers of the
-/// worker run one at a time, and the one it waits for must get to run. AMDGPU needs nothing of
-/// the kind (waves run at once), so this is here and not in the lowering.
-void Retargeter::yieldInSpinLoops() {
-  for (Function &F : M) {
-    if (F.isDeclaration())
-      continue;
-    DominatorTree DT(F);
-    LoopInfo LI(DT);
-    for (Loop *L : LI.getLoopsInPreorder()) {
-      SmallVector<BasicBlock *, 4> Exiting;
-      L->getExitingBlocks(Exiting);
-      bool Spins = any_of(Exiting, [&](BasicBlock *BB) {
-        Instruction *Term = BB->getTerminator();
-        if (auto *Br = dyn_cast<BranchInst>(Term); Br && Br->isConditional())
-          return readsSharedState(Br->getCondition(), *L);
-        if (auto *Sw = dyn_cast<SwitchInst>(Term))
-          return readsSharedState(Sw->getCondition(), *L);
-        return false;
-      });
-      if (!Spins)
-        continue;
-      IRBuilder<> B(&*L->getHeader()->getFirstInsertionPt());
-      B.CreateCall(runtimeFunction(rt::Sleep, B.getVoidTy(), {}, false))
-          ->setTailCallKind(CallInst::TCK_NoTail);
-    }
-  }
-}
-
 void Retargeter::lowerIntrinsics() {
   IRBuilder<> B(C);
   std::vector<CallInst *> Calls;
@@ -844,7 +792,7 @@ Expected<RetargetedModule> Retargeter::run(StringRef Triple, StringRef Layout) {
                          MDB.createAnonymousAliasScopeDomain("ptx2amd.host"), "lane state")});
   layoutKernels();
   // Before the LDS variables become addresses: two variables are two objects to Lockstep.cpp.
-  yieldInSpinLoops();
+  yieldInSpinLoops(M, [&] { return runtimeFunction(rt::Sleep, Type::getVoidTy(C), {}, false); });
   for (RetargetedKernel &K : Out.Kernels)
     K.LockstepPoints = insertLockstepPoints(*M.getFunction(K.Meta.Name), T.WaveSize);
   if (Error E = replaceLds())
@@ -906,6 +854,7 @@ Expected<RetargetedModule> Retargeter::run(StringRef Triple, StringRef Layout) {
       K.Wave = std::move(Name);
     }
   }
+  widenVectorDivisions(M);
   if (Error E = lowerWorkGroups(M))
     return E;
   for (RetargetedKernel &K : Out.Kernels) {

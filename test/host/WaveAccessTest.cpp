@@ -235,3 +235,86 @@ TEST_CASE("a wave whose lanes keep too much across a barrier runs as work-items"
     }
   }
 }
+
+// Each lane divides its a by its b and by the kernel's d, unsigned and signed: out[8i..8i+7] =
+// {a/b, a%b, a/d, a%d} unsigned, then signed. A vectorised wave divides as doubles
+// (VectorDivision.cpp), which must give the integer results exactly, extremes included.
+const char *Divide = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry divide(.param .u64 a, .param .u64 b, .param .u32 d, .param .u64 out) {
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.param.u32 %r1, [d];
+  ld.param.u64 %rd3, [out];
+  mov.u32 %r2, %tid.x;
+  mov.u32 %r3, %ctaid.x;
+  mov.u32 %r4, %ntid.x;
+  mad.lo.s32 %r2, %r3, %r4, %r2;
+  mul.wide.u32 %rd4, %r2, 4;
+  add.s64 %rd5, %rd1, %rd4;
+  ld.global.u32 %r5, [%rd5];
+  add.s64 %rd5, %rd2, %rd4;
+  ld.global.u32 %r6, [%rd5];
+  div.u32 %r7, %r5, %r6;
+  rem.u32 %r8, %r5, %r6;
+  div.u32 %r9, %r5, %r1;
+  rem.u32 %r10, %r5, %r1;
+  div.s32 %r11, %r5, %r6;
+  rem.s32 %r12, %r5, %r6;
+  div.s32 %r13, %r5, %r1;
+  rem.s32 %r14, %r5, %r1;
+  mul.wide.u32 %rd6, %r2, 32;
+  add.s64 %rd6, %rd3, %rd6;
+  st.global.v4.u32 [%rd6], {%r7, %r8, %r9, %r10};
+  st.global.v4.u32 [%rd6+16], {%r11, %r12, %r13, %r14};
+  ret;
+}
+)";
+
+TEST_CASE("a wave's lanes divide exactly as work-items do", "[waves]") {
+  const uint32_t Threads = 128, Blocks = 16, N = Threads * Blocks;
+  const uint32_t Extremes[] = {0u,          1u,          2u,          3u,          7u,
+                               0x7fffffffu, 0x80000000u, 0x80000001u, 0xfffffffeu, 0xffffffffu,
+                               0xfffffff9u, 65535u,      65536u,      1000003u};
+  std::vector<uint32_t> A(N), B(N);
+  uint32_t S = 12345;
+  for (uint32_t I = 0; I < N; ++I) {
+    S = S * 1664525u + 1013904223u;
+    A[I] = I < 196 ? Extremes[I % 14] : S;
+    S = S * 1664525u + 1013904223u;
+    B[I] = I < 196 ? Extremes[I / 14] : (I % 3 ? S >> (S % 31) : S);
+    // Division by zero and INT_MIN / -1 are undefined: their lanes divide by 5 instead.
+    if (B[I] == 0 || (A[I] == 0x80000000u && B[I] == 0xffffffffu))
+      B[I] = 5;
+  }
+  for (uint32_t D : {3u, 0xfffffff9u, 0x7fffffffu}) {
+    for (const char *Target : WaveTargets) {
+      INFO(Target << " d " << D);
+      auto M = loadText(Divide, Target, /*Vectorize=*/true);
+      REQUIRE(M->execution("divide") == host::Execution::Waves);
+      Buffer<uint32_t> DA(A), DB(B), Out(8 * N);
+      uint32_t *PA = DA.get(), *PB = DB.get(), *PO = Out.get();
+      launch(*M, "divide", {Blocks}, {Threads}, {&PA, &PB, &D, &PO});
+      std::vector<uint32_t> R = Out.read();
+      for (uint32_t I = 0; I < N; ++I) {
+        const int32_t SA = int32_t(A[I]), SB = int32_t(B[I]), SD = int32_t(D);
+        const bool DOverflows = A[I] == 0x80000000u && D == 0xffffffffu;
+        INFO(I << ": " << A[I] << " / " << B[I]);
+        CHECK(R[8 * I] == A[I] / B[I]);
+        CHECK(R[8 * I + 1] == A[I] % B[I]);
+        CHECK(R[8 * I + 2] == A[I] / D);
+        CHECK(R[8 * I + 3] == A[I] % D);
+        CHECK(int32_t(R[8 * I + 4]) == SA / SB);
+        CHECK(int32_t(R[8 * I + 5]) == SA % SB);
+        if (!DOverflows) {
+          CHECK(int32_t(R[8 * I + 6]) == SA / SD);
+          CHECK(int32_t(R[8 * I + 7]) == SA % SD);
+        }
+      }
+    }
+  }
+}
