@@ -39,8 +39,7 @@ const ResultInfo *find(CUresult R) {
   return nullptr;
 }
 
-thread_local CUresult DetailResult = CUDA_SUCCESS;
-thread_local std::string DetailText; ///< "<text>: <detail>" of DetailResult
+thread_local CUresult DetailResult = CUDA_SUCCESS; ///< the result threadTexts().DriverText is of
 
 /// The thread's context stack (cuCtxPushCurrent/PopCurrent; cuCtxSetCurrent replaces the top).
 thread_local std::vector<DriverContext *> ContextStack;
@@ -132,12 +131,13 @@ CUresult toResult(cudaError_t E) {
 CUresult recordResult(CUresult R, cudaError_t E) {
   DetailResult = R;
   const ResultInfo *I = find(R);
-  DetailText = I ? I->Text : "unknown error";
+  std::string &Text = threadTexts().DriverText;
+  Text = I ? I->Text : "unknown error";
   std::string Why = detailOf(E);
   if (!Why.empty())
-    DetailText += ": " + Why;
+    Text += ": " + Why;
   // Programs built with the static runtime see driver errors only as the runtime's own.
-  log(loader::LogLevel::Debug, "driver call failed: " + DetailText);
+  log(loader::LogLevel::Debug, "driver call failed: " + Text);
   return R;
 }
 
@@ -187,7 +187,7 @@ CUresult cuGetErrorString(CUresult R, const char **Text) {
     *Text = nullptr;
     return CUDA_ERROR_INVALID_VALUE;
   }
-  *Text = R != CUDA_SUCCESS && R == DetailResult ? DetailText.c_str() : I->Text;
+  *Text = R != CUDA_SUCCESS && R == DetailResult ? threadTexts().DriverText.c_str() : I->Text;
   return CUDA_SUCCESS;
 }
 

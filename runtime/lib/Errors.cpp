@@ -6,6 +6,9 @@
 #include "ptx2amd/support/Error.h"
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <pthread.h>
 
 namespace ptx2amd::runtime {
 namespace {
@@ -44,31 +47,58 @@ bool isSticky(cudaError_t E) {
 }
 
 thread_local cudaError_t LastError = cudaSuccess;
-thread_local cudaError_t DetailCode = cudaSuccess; ///< the error Detail belongs to
-thread_local std::string Detail;                   ///< "<text>: <detail>"
-thread_local std::string Why;                      ///< <detail> alone
+thread_local cudaError_t DetailCode = cudaSuccess; ///< the error threadTexts().Detail is of
+thread_local ThreadTexts *Texts = nullptr;         ///< trivially destructible: see ThreadTexts
 thread_local bool InDriverApi = false;
 thread_local bool RuntimeApiThread = false;
 
 std::atomic<cudaError_t> Sticky{cudaSuccess};
-std::once_flag StickyOnce;
-std::string StickyText; ///< written once, before Sticky is published
 
 } // namespace
+
+ThreadTexts &threadTexts() {
+  static pthread_key_t Key = [] {
+    pthread_key_t K;
+    // Runs when a thread ends (never for the main thread, which exit() ends), after its C++
+    // TLS destructors, which may still fail CUDA calls.
+    if (pthread_key_create(&K, [](void *P) {
+          delete static_cast<ThreadTexts *>(P);
+          Texts = nullptr;
+        }))
+      std::abort(); // no key left: the process has used up PTHREAD_KEYS_MAX
+    return K;
+  }();
+  if (!Texts) {
+    Texts = new ThreadTexts;
+    pthread_setspecific(Key, Texts);
+  }
+  return *Texts;
+}
 
 cudaError_t fail(cudaError_t E, const std::string &Text) {
   // The driver API has no last error; its calls leave the runtime's alone.
   if (!InDriverApi)
     LastError = E;
+  if (isSticky(E)) {
+    // A failure of device work keeps CUDA's text in cudaGetErrorString/cuGetErrorString, which
+    // programs print and compare, and which NVIDIA's static runtime answers from its own table
+    // anyway: what failed and why goes to stderr, at every log level, for both runtimes. Each
+    // failure reaches here once (a device reports it once, and calls after it return the sticky
+    // error without running).
+    std::string Line = genericText(E);
+    if (!Text.empty())
+      Line += ": " + Text;
+    std::fprintf(stderr, "ptx2amd: %s\n", Line.c_str());
+    cudaError_t None = cudaSuccess;
+    Sticky.compare_exchange_strong(None, E);
+    DetailCode = cudaSuccess;
+    return E;
+  }
   DetailCode = Text.empty() ? cudaSuccess : E;
-  Why = Text;
+  ThreadTexts &T = threadTexts();
+  T.Why = Text;
   if (!Text.empty())
-    Detail = std::string(genericText(E)) + ": " + Text;
-  if (isSticky(E))
-    std::call_once(StickyOnce, [&] {
-      StickyText = Text.empty() ? genericText(E) : Detail;
-      Sticky.store(E);
-    });
+    T.Detail = std::string(genericText(E)) + ": " + Text;
   return E;
 }
 
@@ -83,9 +113,7 @@ void noteRuntimeApiCall() {
 bool runtimeApiUsedOnThread() { return RuntimeApiThread; }
 
 std::string detailOf(cudaError_t E) {
-  if (E != cudaSuccess && E == Sticky.load())
-    return StickyText;
-  return E != cudaSuccess && E == DetailCode ? Why : std::string();
+  return E != cudaSuccess && E == DetailCode ? threadTexts().Why : std::string();
 }
 
 cudaError_t fail(cudaError_t E, llvm::Error Why) { return fail(E, llvm::toString(std::move(Why))); }
@@ -124,6 +152,14 @@ cudaError_t failDeviceWork(llvm::Error Why) {
   return fail(cudaErrorLaunchFailure, Text);
 }
 
+cudaError_t failDeviceCall(llvm::Error Why, cudaError_t Otherwise) {
+  // A device call that waits for earlier work (a copy from pageable memory, a memset) reports
+  // that work's failure: the kernel's error, never the call's own.
+  if (Why.isA<amdgpu::KernelFault>())
+    return failDeviceWork(std::move(Why));
+  return fail(Otherwise, std::move(Why));
+}
+
 cudaError_t notSupported(const char *Name, std::atomic<bool> &Logged) {
   if (!Logged.exchange(true))
     log(loader::LogLevel::Info, std::string("not supported: ") + Name);
@@ -154,10 +190,8 @@ const char *errorName(cudaError_t E) {
 }
 
 const char *errorString(cudaError_t E) {
-  if (E != cudaSuccess && E == Sticky.load())
-    return StickyText.c_str();
   if (E != cudaSuccess && E == DetailCode)
-    return Detail.c_str();
+    return threadTexts().Detail.c_str();
   return genericText(E);
 }
 

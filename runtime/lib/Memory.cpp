@@ -138,7 +138,7 @@ cudaError_t copy(void *Dst, const void *Src, size_t Bytes, cudaMemcpyKind Kind, 
                        : DstDevice ? loader::CopyKind::DeviceToDevice
                                    : loader::CopyKind::DeviceToHost;
   if (Error E = C->Dev.copy(Dst, Src, Bytes, K, Stream))
-    return fail(cudaErrorInvalidValue, std::move(E));
+    return failDeviceCall(std::move(E), cudaErrorInvalidValue);
   if (Wait)
     if (Error E = C->Dev.synchronize(Stream))
       return failDeviceWork(std::move(E));
@@ -161,7 +161,7 @@ cudaError_t fill(void *Dst, int Value, size_t Bytes, cudaStream_t S) {
   if (cudaError_t E = streamFor(*C, S, Stream))
     return E;
   if (Error E = C->Dev.memset(Dst, uint8_t(Value), Bytes, Stream))
-    return fail(cudaErrorInvalidValue, std::move(E));
+    return failDeviceCall(std::move(E), cudaErrorInvalidValue);
   return cudaSuccess;
 }
 

@@ -38,9 +38,21 @@ namespace ptx2amd::runtime {
 
 //===-- errors -------------------------------------------------------------===//
 
+/// The calling thread's error texts. They live on the heap from the thread's first error until
+/// the thread ends (a pthread key's destructor), not in thread_local strings: glibc runs the main
+/// thread's TLS destructors before the exit handlers, where NVIDIA's static runtime still calls
+/// the driver (after a sticky error every such call fails and records its text).
+struct ThreadTexts {
+  std::string Detail;     ///< "<CUDA's text>: <detail>" of the runtime's last detailed error
+  std::string Why;        ///< <detail> alone
+  std::string DriverText; ///< cuGetErrorString's text of the thread's last driver error
+};
+ThreadTexts &threadTexts();
+
 /// Records \p E as the calling thread's last error (and as the process's sticky error when CUDA
 /// treats it so) and returns it. \p Detail, when given, is what cudaGetErrorString(E) adds to
-/// CUDA's text on this thread until the next error.
+/// CUDA's text on this thread until the next error; a sticky error keeps CUDA's text, and its
+/// detail is written to stderr ("ptx2amd: <CUDA's text>: <detail>") instead.
 cudaError_t fail(cudaError_t E, const std::string &Detail = {});
 /// fail() with an llvm::Error's text as the detail.
 cudaError_t fail(cudaError_t E, llvm::Error Why);
@@ -53,6 +65,9 @@ cudaError_t failByKind(llvm::Error Why, cudaError_t ForBadInput,
 /// fail() with the error CUDA gives a failure of device work (amdgpu::KernelFault's kind: a
 /// failed assertion, an illegal address, a timeout; else cudaErrorLaunchFailure). All are sticky.
 cudaError_t failDeviceWork(llvm::Error Why);
+/// The error of a device call that may carry earlier work's failure (loader::Device::copy and
+/// memset wait for it): failDeviceWork() for an amdgpu::KernelFault, else fail(\p Otherwise).
+cudaError_t failDeviceCall(llvm::Error Why, cudaError_t Otherwise);
 /// The sticky error, or cudaSuccess.
 cudaError_t stickyError();
 /// The sticky error, made the thread's last error too when there is one (an entry point that
@@ -60,8 +75,8 @@ cudaError_t stickyError();
 cudaError_t stickyErrorAsLast();
 /// Takes (\p Reset) or reads the last error, as cudaGetLastError/PeekAtLastError do.
 cudaError_t lastError(bool Reset);
-/// What the thread's last fail() with \p E said beyond CUDA's text (the sticky error's text for
-/// the sticky error); empty when nothing.
+/// What the thread's last fail() with \p E said beyond CUDA's text; empty when nothing (always
+/// for a sticky error).
 std::string detailOf(cudaError_t E);
 /// While one exists on a thread, fail() leaves the runtime API's last error alone: the driver
 /// API's calls have no last error.

@@ -241,7 +241,7 @@ cudaError_t placeObject(Context &C, const amdgpu::ImageObject &Object, ObjectRec
   P = reinterpret_cast<void *>(alignTo(uintptr_t(*Memory), ObjectAlignment));
   if (Error E = C.Dev.copy(P, &Object, sizeof Object, loader::CopyKind::HostToDevice, nullptr)) {
     consumeError(C.Dev.release(R.Memory));
-    return fail(cudaErrorUnknown, std::move(E));
+    return failDeviceCall(std::move(E), cudaErrorUnknown);
   }
   if (Error E = C.Dev.synchronize(nullptr)) {
     consumeError(C.Dev.release(R.Memory));
