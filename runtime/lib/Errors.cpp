@@ -8,7 +8,10 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <pthread.h>
+#include <set>
+#include <string>
 
 namespace ptx2amd::runtime {
 namespace {
@@ -131,6 +134,16 @@ cudaError_t failByKind(llvm::Error Why, cudaError_t ForBadInput, cudaError_t For
     return fail(cudaErrorFileNotFound, R.Message);
   case ErrorKind::Internal:
     break;
+  }
+  // Our own defect (a module the translation or the host device could not handle): NVIDIA's
+  // static runtime shows only "unknown error", so the reason goes to stderr at every log level,
+  // once per message (a program may retry the call).
+  static std::mutex Mutex;
+  static std::set<std::string> Printed;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    if (Printed.insert(R.Message).second)
+      std::fprintf(stderr, "ptx2amd: internal error: %s\n", R.Message.c_str());
   }
   return fail(cudaErrorUnknown, R.Message);
 }
