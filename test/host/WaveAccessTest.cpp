@@ -1,5 +1,5 @@
 // How vectorised waves access memory: a lane's vector built from its own values, and a 2-D
-// block's rows, columns and broadcasts through shared memory (VectorizeWaves.cpp's affine
+// block's rows, columns and broadcasts through shared memory (WaveMemory.cpp's affine
 // patterns), against the work-item loops.
 #include "HostTestSupport.h"
 
