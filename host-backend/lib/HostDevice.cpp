@@ -254,41 +254,68 @@ bool forceFibers() {
 
 /// At PTX2AMD_LOG=info or debug: each kernel left to the fiber fallback, and why; at debug also
 /// each kernel's lockstep points.
-void logFallbacks(const LoadedModule::Impl &P, StringRef Module) {
-  static const StringRef Level = [] {
+/// Takes the retarget's plan for a kernel: its functions' symbols and reasons.
+void takePlan(KernelEntry &K, RetargetedKernel &RK) {
+  K.Unavailable = RK.Unavailable;
+  K.Fibers = RK.NeedsFibers;
+  K.LockstepPoints = RK.LockstepPoints;
+  K.Meta = std::move(RK.Meta);
+  K.EntrySymbol = RK.Entry;
+  K.LoopSymbol = RK.Loop;
+  K.WorkGroupSymbol = RK.WorkGroup;
+  K.FiberReason = RK.FiberReason;
+  K.WaveSymbol = RK.Wave;
+  K.WaveGroupSymbol = RK.WaveGroup;
+  K.VectorReason = RK.WaveReason;
+}
+
+/// How a kernel's workgroups run, the function that does it and why not otherwise: one line, for
+/// PTX2AMD_LOG=info and `ptx2amd compile --emit host-ll`.
+std::string describe(const KernelEntry &K) {
+  if (!K.Unavailable.empty())
+    return "cannot run here: " + K.Unavailable;
+  std::string S;
+  raw_string_ostream OS(S);
+  if (!K.WaveSymbol.empty())
+    OS << "waves (" << K.WaveSymbol << ")";
+  else if (!K.WaveGroupSymbol.empty())
+    OS << "waves that meet, as a compiled workgroup (" << K.WaveGroupSymbol << ")";
+  else if (!K.LoopSymbol.empty())
+    OS << "work-item loop (" << K.LoopSymbol << ")";
+  else if (!K.WorkGroupSymbol.empty())
+    OS << "compiled workgroup (" << K.WorkGroupSymbol << ")";
+  else
+    OS << "fibers (" << K.EntrySymbol << ")";
+  if (K.LockstepPoints)
+    OS << "; " << K.LockstepPoints << " lockstep points";
+  if (!K.VectorReason.empty())
+    OS << "; not vectorised: " << K.VectorReason;
+  if (!K.FiberReason.empty())
+    OS << "; fibers: " << K.FiberReason;
+  return S;
+}
+
+/// At PTX2AMD_LOG=info, how each kernel runs, and the module's counts.
+void logExecutions(const LoadedModule::Impl &P, StringRef Module) {
+  static const bool Info = [] {
     const char *Env = getenv("PTX2AMD_LOG");
-    return StringRef(Env ? Env : "");
+    return Env && (StringRef(Env) == "info" || StringRef(Env) == "debug");
   }();
-  if (Level != "info" && Level != "debug")
+  if (!Info)
     return;
-  unsigned Meet = 0, Fallback = 0, Available = 0, Vector = 0;
+  unsigned Available = 0, Vector = 0, Fallback = 0;
   for (const KernelEntry &K : P.Kernels) {
-    if (Level == "debug" && K.LockstepPoints)
-      errs() << "ptx2amd: host: kernel '" << K.Name << "': " << K.LockstepPoints
-             << " lockstep point" << (K.LockstepPoints == 1 ? "" : "s") << "\n";
+    errs() << "ptx2amd: host: kernel '" << K.Name << "': " << describe(K) << "\n";
     if (!K.Unavailable.empty())
       continue;
     ++Available;
-    const bool Waves = !K.WaveSymbol.empty() || !K.WaveGroupSymbol.empty();
-    Vector += Waves;
-    if (Level == "debug" && !Waves)
-      errs() << "ptx2amd: host: kernel '" << K.Name << "' is not vectorised: " << K.VectorReason
-             << "\n";
-    if (!K.Fibers || Waves)
-      continue;
-    ++Meet;
-    if (K.WorkGroupSymbol.empty()) {
-      ++Fallback;
-      errs() << "ptx2amd: host: kernel '" << K.Name
-             << "' runs on the fiber fallback: " << K.FiberReason << "\n";
-    }
+    Vector += !K.WaveSymbol.empty() || !K.WaveGroupSymbol.empty();
+    Fallback +=
+        K.Fibers && K.WaveSymbol.empty() && K.WaveGroupSymbol.empty() && K.WorkGroupSymbol.empty();
   }
-  if (Meet)
-    errs() << "ptx2amd: host: " << Module << ": " << Fallback << " of " << Meet
-           << " kernels with synchronisation points on the fiber fallback\n";
   if (Available)
     errs() << "ptx2amd: host: " << Module << ": " << Vector << " of " << Available
-           << " kernels vectorised over their waves\n";
+           << " kernels vectorised over their waves, " << Fallback << " on fibers\n";
 }
 
 } // namespace
@@ -412,37 +439,6 @@ static pipeline::Translation optimisedModule(StringRef Ptx, StringRef Name, cons
   return pipeline::translate(std::make_shared<SourceText>(Name.str(), Ptx.str()), PO);
 }
 
-/// One comment line per kernel: how its workgroups run and why not otherwise.
-static std::string executionComments(const RetargetedModule &R) {
-  std::string S;
-  raw_string_ostream OS(S);
-  for (const RetargetedKernel &K : R.Kernels) {
-    OS << "; kernel " << K.Meta.Name << ": ";
-    if (!K.Unavailable.empty()) {
-      OS << "cannot run here: " << K.Unavailable << "\n";
-      continue;
-    }
-    if (!K.Wave.empty())
-      OS << "waves (" << K.Wave << ")";
-    else if (!K.WaveGroup.empty())
-      OS << "waves that meet, as a compiled workgroup (" << K.WaveGroup << ")";
-    else if (!K.Loop.empty())
-      OS << "work-item loop (" << K.Loop << ")";
-    else if (!K.WorkGroup.empty())
-      OS << "compiled workgroup (" << K.WorkGroup << ")";
-    else
-      OS << "fibers (" << K.Entry << ")";
-    if (K.LockstepPoints)
-      OS << "; " << K.LockstepPoints << " lockstep points";
-    if (!K.WaveReason.empty())
-      OS << "; not vectorised: " << K.WaveReason;
-    if (!K.FiberReason.empty())
-      OS << "; fibers: " << K.FiberReason;
-    OS << "\n";
-  }
-  return S;
-}
-
 Expected<std::string> Device::retargetedModule(StringRef Ptx, StringRef Name,
                                                const amdgpu::Target &T, const LoadOptions &Opts) {
   pipeline::Translation Tr = optimisedModule(Ptx, Name, T, Opts);
@@ -461,7 +457,12 @@ Expected<std::string> Device::retargetedModule(StringRef Ptx, StringRef Name,
       std::replace(Why.begin(), Why.end(), '\n', ' ');
       OS << "; kernel " << Tr.function(KR).Name << ": not translated: " << Why << "\n";
     }
-  OS << executionComments(*R);
+  for (RetargetedKernel &RK : R->Kernels) {
+    KernelEntry K;
+    K.Name = RK.Meta.Name;
+    takePlan(K, RK);
+    OS << "; kernel " << K.Name << ": " << describe(K) << "\n";
+  }
   Tr.Module->print(OS, nullptr);
   return S;
 }
@@ -510,21 +511,11 @@ Device::loadPtx(StringRef Ptx, StringRef Name, const amdgpu::Target &T, const Lo
     KernelEntry *K = P->find(RK.Meta.Name);
     if (!K || !K->Unavailable.empty())
       continue;
-    K->Unavailable = RK.Unavailable;
-    K->Fibers = RK.NeedsFibers;
-    K->LockstepPoints = RK.LockstepPoints;
-    K->Meta = std::move(RK.Meta);
-    K->EntrySymbol = RK.Entry;
-    K->LoopSymbol = RK.Loop;
-    K->WorkGroupSymbol = RK.WorkGroup;
-    K->FiberReason = RK.FiberReason;
-    K->WaveSymbol = RK.Wave;
-    K->WaveGroupSymbol = RK.WaveGroup;
-    K->VectorReason = RK.WaveReason;
+    takePlan(*K, RK);
   }
   if (Error E = P->bind())
     return E;
-  logFallbacks(*P, ModuleName);
+  logExecutions(*P, ModuleName);
   return std::unique_ptr<LoadedModule>(new LoadedModule(std::move(P)));
 }
 
@@ -590,7 +581,7 @@ Expected<std::unique_ptr<LoadedModule>> Device::loadCompiled(ArrayRef<uint8_t> B
   P->Jit = std::move(*J);
   if (Error E = P->bind())
     return E;
-  logFallbacks(*P, "a compiled module");
+  logExecutions(*P, "a compiled module");
   return std::unique_ptr<LoadedModule>(new LoadedModule(std::move(P)));
 }
 

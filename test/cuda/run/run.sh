@@ -61,7 +61,7 @@ for run in cold warm; do
   fi
   # Every kernel that meets runs as a compiled workgroup, unless a synchronisation point sits
   # in a call that cannot be inlined (host-backend/README.md).
-  fallback=$(printf '%s\n' "$out" | grep "^ptx2amd: host: kernel '.*' runs on the fiber fallback" |
+  fallback=$(printf '%s\n' "$out" | grep "^ptx2amd: host: kernel '.*': fibers (" |
     grep -v -e 'cannot be inlined' -e 'recursively' -e 'indirect call')
   if [ -n "$fallback" ]; then
     echo "FAIL: kernels of $prog on the fiber fallback ($run run): $fallback"
