@@ -59,6 +59,28 @@ namespace {
 /// Errors of this file, prefixed with what failed.
 Error fail(ErrorKind K, const Twine &Msg) { return makeError(K, "host device: " + Msg); }
 
+/// The CPU's clock in kHz, whose cores run the kernels: its highest frequency, else the one
+/// the kernel reports now; 0 when neither is known.
+uint32_t cpuClockKHz() {
+  if (FILE *F = std::fopen("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "r")) {
+    long KHz = 0;
+    bool Read = std::fscanf(F, "%ld", &KHz) == 1;
+    std::fclose(F);
+    if (Read && KHz > 0 && KHz < INT32_MAX)
+      return uint32_t(KHz);
+  }
+  FILE *F = std::fopen("/proc/cpuinfo", "r");
+  if (!F)
+    return 0;
+  char Line[256];
+  double MHz = 0;
+  while (std::fgets(Line, sizeof(Line), F))
+    if (std::sscanf(Line, "cpu MHz : %lf", &MHz) == 1)
+      break;
+  std::fclose(F);
+  return MHz > 0 && MHz < 1e6 ? uint32_t(MHz * 1000) : 0;
+}
+
 class HostModule;
 
 class HostKernel final : public Kernel {
@@ -369,6 +391,11 @@ HostDevice::HostDevice(std::unique_ptr<host::Device> D, const amdgpu::Target &T,
   Props.LdsBytesPerWorkgroup = T.LdsBytesPerWorkgroup;
   long Pages = sysconf(_SC_PHYS_PAGES), PageSize = sysconf(_SC_PAGESIZE);
   Props.GlobalMemoryBytes = Pages > 0 && PageSize > 0 ? uint64_t(Pages) * uint64_t(PageSize) : 0;
+  // The CPU's clock and L2. Its memory's clock and width (the DIMMs') are not known without
+  // privileges (SMBIOS): left 0.
+  Props.ClockKHz = cpuClockKHz();
+  long L2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  Props.L2CacheBytes = L2 > 0 ? uint64_t(L2) : 0;
   Props.Format = ModuleFormat::Ptx;
   // The page is what mmap() maps; huge pages are what large mappings are best made of.
   Props.VirtualMemoryGranule = PageSize > 0 ? uint64_t(PageSize) : 4096;

@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <mutex>
 #include <unistd.h>
@@ -185,6 +186,13 @@ Expected<std::unique_ptr<HsaDevice>> HsaDevice::create() {
       agentInfo<uint32_t>(D->Gpu, hsa_agent_info_t(HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT));
   P.LdsBytesPerWorkgroup = D->Mem.GroupBytes ? D->Mem.GroupBytes : It->Target->LdsBytesPerWorkgroup;
   P.GlobalMemoryBytes = poolInfo<size_t>(D->Mem.Device, HSA_AMD_MEMORY_POOL_INFO_SIZE);
+  // Clocks in MHz; the memory's width is deprecated in ROCr and may be 0 (not known).
+  P.ClockKHz =
+      agentInfo<uint32_t>(D->Gpu, hsa_agent_info_t(HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY)) * 1000;
+  P.MemoryClockKHz =
+      agentInfo<uint32_t>(D->Gpu, hsa_agent_info_t(HSA_AMD_AGENT_INFO_MEMORY_MAX_FREQUENCY)) * 1000;
+  P.MemoryBusBits = agentInfo<uint32_t>(D->Gpu, hsa_agent_info_t(HSA_AMD_AGENT_INFO_MEMORY_WIDTH));
+  P.L2CacheBytes = agentInfo<std::array<uint32_t, 4>>(D->Gpu, HSA_AGENT_INFO_CACHE_SIZE)[1];
   D->Profile = agentInfo<hsa_profile_t>(D->Gpu, HSA_AGENT_INFO_PROFILE);
   hsa_system_get_info(HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &D->TimestampHz);
   D->TimestampHz = std::max<uint64_t>(D->TimestampHz, 1);

@@ -454,6 +454,23 @@ int ptxTarget(StringRef Ptx) {
   return 0;
 }
 
+/// CUDA's registers per thread for a kernel. Programs work occupancy out from it themselves
+/// (cuBLAS: registers per warp in units of 256, times the block's warps, into the
+/// multiprocessor's registers, and divides by the blocks that fit), so it must agree with ours,
+/// which registers do not bound: at most the share of a full multiprocessor's registers each of
+/// its threads has (32 at 2048 threads, 40 at 1536, 64 at 1024; never more than a block of
+/// maxThreadsPerBlock can have). A code object's VGPRs up to that; the host device's kernels
+/// have no register file, and take the share (0 made cuBLAS divide by zero).
+static int registersPerThread(const Context &C, const amdgpu::KernelMetadata &M) {
+  const cudaDeviceProp &P = C.Props;
+  int Share = std::min(P.regsPerMultiprocessor / P.maxThreadsPerMultiProcessor,
+                       P.regsPerBlock / P.maxThreadsPerBlock);
+  Share = std::max(Share / 8 * 8, 1); // CUDA allocates a thread's registers 8 at a time
+  if (C.Dev.properties().Format == loader::ModuleFormat::Ptx)
+    return Share;
+  return int(std::clamp<uint64_t>(M.VgprCount, 1, uint64_t(Share)));
+}
+
 cudaError_t functionAttributes(KernelRecord &K, cudaFuncAttributes &Attr) {
   Context *C = nullptr;
   const loader::Kernel *DK = nullptr;
@@ -465,7 +482,7 @@ cudaError_t functionAttributes(KernelRecord &K, cudaFuncAttributes &Attr) {
   Attr.localSizeBytes = M.PrivateSegmentFixedSize;
   Attr.maxThreadsPerBlock = int(std::min<uint64_t>(
       M.MaxFlatWorkgroupSize ? M.MaxFlatWorkgroupSize : 1024, C->Props.maxThreadsPerBlock));
-  Attr.numRegs = int(M.VgprCount);
+  Attr.numRegs = registersPerThread(*C, M);
   // The PTX selected for the device, and what it became: code for the device, whose capability
   // is the one reported (CUDA's driver reports the device's when it compiles PTX).
   Attr.ptxVersion = ptxTarget(K.Fatbin->Module->ptx());

@@ -13,8 +13,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include <unistd.h>
-
 using namespace llvm;
 
 namespace ptx2amd::runtime {
@@ -34,6 +32,11 @@ loader::LogLevel logLevel() {
   }();
   return Level;
 }
+
+/// A memory the device does not describe is one DDR4-3200 channel: 64 bits wide at 1600 MHz
+/// (two transfers a clock), what programs that work out bandwidth from these then see.
+constexpr int StandInMemoryBusBits = 64;
+constexpr int StandInMemoryClockKHz = 1600000;
 
 /// CUDA's view of the device: honest limits of the device, 32-lane warps, and what compute
 /// capability \p CC has (its residency limits and the features that come with it).
@@ -105,9 +108,11 @@ cudaDeviceProp deviceProperties(const loader::DeviceProperties &P, const Compute
     // The host device's memory is the host's: kernels reach any of it, atomics included.
     D.hostNativeAtomicSupported = D.pageableMemoryAccess = 1;
     D.pageableMemoryAccessUsesHostPageTables = D.directManagedMemAccessFromHost = 1;
-    long L2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    D.l2CacheSize = L2 > 0 && L2 < INT32_MAX ? int(L2) : 0;
   }
+  D.l2CacheSize = int(std::min<uint64_t>(P.L2CacheBytes, INT32_MAX));
+  // CUDA reports no device without a memory bus (and programs divide by it); where the device
+  // does not say (the host's DIMMs, a ROCr without the deprecated width), one DDR channel's.
+  D.memoryBusWidth = P.MemoryBusBits ? int(P.MemoryBusBits) : StandInMemoryBusBits;
   // Access policy windows (persisting accesses) are cache hints: accepted and kept, with nothing
   // set aside. CUDA's semantics allow that (persisting lines may still be evicted); the sizes
   // are CUDA's usual ones, three quarters of the L2 and a 128 MiB window. They came with 8.0:
@@ -117,28 +122,6 @@ cudaDeviceProp deviceProperties(const loader::DeviceProperties &P, const Compute
     D.accessPolicyMaxWindowSize = 128 << 20;
   }
   return D;
-}
-
-/// The host device's clock in kHz: the CPU's, whose cores run the kernels (its highest
-/// frequency, else the one the kernel reports now); 0 when neither is known.
-int hostClockRateKHz() {
-  if (FILE *F = std::fopen("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", "r")) {
-    long KHz = 0;
-    bool Read = std::fscanf(F, "%ld", &KHz) == 1;
-    std::fclose(F);
-    if (Read && KHz > 0 && KHz < INT32_MAX)
-      return int(KHz);
-  }
-  FILE *F = std::fopen("/proc/cpuinfo", "r");
-  if (!F)
-    return 0;
-  char Line[256];
-  double MHz = 0;
-  while (std::fgets(Line, sizeof(Line), F))
-    if (std::sscanf(Line, "cpu MHz : %lf", &MHz) == 1)
-      break;
-  std::fclose(F);
-  return MHz > 0 && MHz < 1e6 ? int(MHz * 1000) : 0;
 }
 
 /// ComputeCapabilities.def, in its order.
@@ -206,10 +189,11 @@ bool contextMade() { return ContextMade.load(); }
 Context::Context(loader::Device &D, loader::LoaderOptions Opts, ComputeCapability CC)
     : Dev(D), Loader(D, std::move(Opts)), Capability(CC),
       Props(deviceProperties(D.properties(), CC)) {
-  // The loader does not report a GPU's clock; the host device's is the CPU's. CDNA computes f64
-  // at the f32 rate; RDNA at 1/16 of it; the CPU's SIMD units at half.
+  ClockRateKHz = int(D.properties().ClockKHz);
+  MemoryClockKHz =
+      D.properties().MemoryClockKHz ? int(D.properties().MemoryClockKHz) : StandInMemoryClockKHz;
+  // CDNA computes f64 at the f32 rate; RDNA at 1/16 of it; the CPU's SIMD units at half.
   if (D.properties().Format == loader::ModuleFormat::Ptx) {
-    ClockRateKHz = hostClockRateKHz();
     SingleToDoubleRatio = 2;
   } else if (D.properties().WaveSize == 32) {
     SingleToDoubleRatio = 16;

@@ -201,7 +201,9 @@ struct Context {
   /// What the device reports (PTX2AMD_COMPUTE_CAPABILITY), for which the loader selects PTX.
   ComputeCapability Capability;
   cudaDeviceProp Props{};
-  int ClockRateKHz = 0; ///< cudaDevAttrClockRate (CUDA 13's properties have none); 0: unknown
+  /// cudaDevAttrClockRate (0: not known) and cudaDevAttrMemoryClockRate, which CUDA 13's
+  /// properties no longer hold.
+  int ClockRateKHz = 0, MemoryClockKHz = 0;
   /// cudaDevAttrSingleToDoublePrecisionPerfRatio: f32 over f64 throughput.
   int SingleToDoubleRatio = 1;
 

@@ -7,8 +7,10 @@
 //   table: resident threads and blocks per multiprocessor), and on what came with 8.0
 //   (persisting L2 accesses, and their limit);
 // - the occupancy calculator counts whole warps within those limits, and never answers 0 for a
-//   block the device can run; a cooperative grid of occupancy x multiprocessors runs (a grid
-//   barrier) and one block more is cudaErrorCooperativeLaunchTooLarge;
+//   block the device can run, nor more blocks than a kernel's registers leave room for; a
+//   cooperative grid of occupancy x multiprocessors runs (a grid barrier) and one block more is
+//   cudaErrorCooperativeLaunchTooLarge;
+// - the memory's clock and width are never 0;
 // - the PTX taken from the fatbin is the highest whose architecture is at most the capability
 //   (the kernel returns the __CUDA_ARCH__ it was compiled for; cudaFuncGetAttributes'
 //   ptxVersion says the same, binaryVersion is the device's), and a program whose PTX is all
@@ -125,7 +127,8 @@ int main(int argc, char **argv) {
                {cudaDevAttrMaxBlocksPerMultiprocessor, prop.maxBlocksPerMultiProcessor},
                {cudaDevAttrMaxRegistersPerMultiprocessor, prop.regsPerMultiprocessor},
                {cudaDevAttrMaxSharedMemoryPerBlockOptin, int(prop.sharedMemPerBlockOptin)},
-               {cudaDevAttrMaxPersistingL2CacheSize, prop.persistingL2CacheMaxSize}};
+               {cudaDevAttrMaxPersistingL2CacheSize, prop.persistingL2CacheMaxSize},
+               {cudaDevAttrGlobalMemoryBusWidth, prop.memoryBusWidth}};
   GetAttribute getAttribute = nullptr;
   ComputeCapability computeCapability = nullptr;
   cudaDriverEntryPointQueryResult found;
@@ -144,6 +147,10 @@ int main(int argc, char **argv) {
              a.Value);
     EXPECT(value == a.Value && driverValue == a.Value);
   }
+  // What CUDA reports of no device as 0, and libraries divide by: the memory's clock and width.
+  int memoryClock = 0;
+  CK(cudaDeviceGetAttribute(&memoryClock, cudaDevAttrMemoryClockRate, 0));
+  EXPECT(memoryClock > 0 && prop.memoryBusWidth > 0);
   int major = 0, minor = 0;
   EXPECT(computeCapability(&major, &minor, 0) == CUDA_SUCCESS);
   EXPECT(major == want->Major && minor == want->Minor);
@@ -210,6 +217,19 @@ int main(int argc, char **argv) {
     if (blocks != limit)
       printf("occupancy of %d threads: %d blocks, want %d\n", threads, blocks, limit);
     EXPECT(blocks == limit && blocks >= 1);
+  }
+  // A kernel's registers agree with that: the blocks they leave room for as CUDA counts them (a
+  // warp's registers in units of 256) are never fewer. cuBLAS works occupancy out from them
+  // and divided by zero when they were 0.
+  cudaFuncAttributes ma;
+  CK(cudaFuncGetAttributes(&ma, meet));
+  printf("numRegs %d\n", ma.numRegs);
+  EXPECT(ma.numRegs > 0 && ma.numRegs <= 255);
+  for (int threads : {32, 100, 256, 1024}) {
+    int blocks = -1;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, meet, threads, 0));
+    int warpRegisters = (ma.numRegs * 32 + 255) / 256 * 256;
+    EXPECT(prop.regsPerMultiprocessor / (warpRegisters * ((threads + 31) / 32)) >= blocks);
   }
 
   // Cooperative launches at the limit the occupancy calculator gives, and one block past it.

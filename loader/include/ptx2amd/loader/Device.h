@@ -50,6 +50,12 @@ struct DeviceProperties {
   unsigned ComputeUnits = 0;              ///< 0 when unknown
   uint64_t LdsBytesPerWorkgroup = 0;      ///< static + dynamic LDS one block may use
   uint64_t GlobalMemoryBytes = 0;         ///< device memory
+  /// What CUDA reports of the device's clocks and memory system (cudaDevAttrClockRate,
+  /// MemoryClockRate, GlobalMemoryBusWidth, L2CacheSize); 0 where the device does not say.
+  uint32_t ClockKHz = 0;       ///< the compute units' highest clock
+  uint32_t MemoryClockKHz = 0; ///< the memory's highest clock
+  uint32_t MemoryBusBits = 0;  ///< the width of the memory interface
+  uint64_t L2CacheBytes = 0;
   ModuleFormat Format = ModuleFormat::CodeObject;
   /// What the device's compiled modules depend on besides Target (the host device: the CPU and
   /// features its code is generated for); part of their cache keys. Empty for code objects.
