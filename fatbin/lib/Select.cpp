@@ -49,22 +49,29 @@ Expected<const Entry *> selectPTX(ArrayRef<const Entry *> Entries, const Selecti
       return AGeneric;
     return A->CodeVersion > B->CodeVersion;
   };
+  const Entry *LowestAbove = nullptr;
   bool AnyPTX = false;
   for (const Entry *E : Entries) {
     if (E->Kind != EntryKind::PTX)
       continue;
     AnyPTX = true;
-    if (Policy.Kind == SelectionPolicy::Mode::HighestArchAtMost && E->Arch > Policy.MaxArch)
-      continue;
     if (Policy.MaxPTXVersion && E->CodeVersion > Policy.MaxPTXVersion)
       continue;
     if (!Policy.AllowSpecific && !E->archSuffix().empty())
       continue;
+    if (Policy.Kind == SelectionPolicy::Mode::HighestArchAtMost && E->Arch > Policy.MaxArch) {
+      if (!LowestAbove || E->Arch < LowestAbove->Arch ||
+          (E->Arch == LowestAbove->Arch && Better(E, LowestAbove)))
+        LowestAbove = E;
+      continue;
+    }
     if (!Best || Better(E, Best))
       Best = E;
   }
   if (Best)
     return Best;
+  if (LowestAbove && Policy.AboveIfNone)
+    return LowestAbove;
 
   if (AnyPTX) {
     std::string Why;

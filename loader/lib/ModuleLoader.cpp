@@ -158,9 +158,17 @@ Expected<fatbin::ModuleSelection> selectUnit(const fatbin::Fatbin &F, const fatb
 }
 
 /// \p Why, a failure to select from \p F under \p Policy, as Unsupported when \p F has PTX that
-/// only the policy's architecture bound excludes: PTX for architectures above the device's
-/// compute capability is no image for the device (CUDA_ERROR_NO_BINARY_FOR_GPU), not a bad one.
+/// only the policy's architecture bound excludes, or SASS alone: PTX for architectures above
+/// the device's compute capability, and SASS, are no image for the device
+/// (CUDA_ERROR_NO_BINARY_FOR_GPU, as CUDA's driver says of a cubin of another arch), not bad ones.
 Error selectionFailure(Error Why, const fatbin::Fatbin &F, const fatbin::SelectionPolicy &Policy) {
+  bool AnyPtx = false, AnySass = false;
+  for (const fatbin::Entry &E : F.entries()) {
+    AnyPtx |= E.Kind == fatbin::EntryKind::PTX;
+    AnySass |= E.Kind == fatbin::EntryKind::ELF;
+  }
+  if (AnySass && !AnyPtx)
+    return makeError(ErrorKind::Unsupported, toString(std::move(Why)));
   if (Policy.Kind != fatbin::SelectionPolicy::Mode::HighestArchAtMost)
     return Why;
   fatbin::SelectionPolicy AnyArch = Policy;
@@ -318,6 +326,11 @@ Expected<std::unique_ptr<LazyModule>> ModuleLoader::openSelected(const fatbin::F
   ++Opened;
   log(LogLevel::Debug, "opened '" + ModuleName + "': PTX " + Chosen->archName() + ", " +
                            Twine(Text->size()).str() + " bytes");
+  if (Opts.Selection.Kind == fatbin::SelectionPolicy::Mode::HighestArchAtMost &&
+      Chosen->Arch > Opts.Selection.MaxArch)
+    log(LogLevel::Info, "'" + ModuleName + "' has no PTX for sm_" +
+                            Twine(Opts.Selection.MaxArch).str() + " or lower: taking " +
+                            Chosen->archName() + "'s, which CUDA's driver would refuse");
   return std::unique_ptr<LazyModule>(new LazyModule(*this, ModuleName, Text->text().str()));
 }
 

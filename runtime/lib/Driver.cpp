@@ -560,7 +560,7 @@ CUresult cuCtxGetLimit(size_t *Value, int Limit) {
     DriverContext *C = nullptr;
     if (cudaError_t E = currentContext(C))
       return E;
-    return deviceLimit(cudaLimit(Limit), Value);
+    return driverLimit(unsigned(Limit), Value);
   });
 }
 
@@ -569,7 +569,7 @@ CUresult cuCtxSetLimit(int Limit, size_t Value) {
     DriverContext *C = nullptr;
     if (cudaError_t E = currentContext(C))
       return E;
-    return setDeviceLimit(cudaLimit(Limit), Value);
+    return setDriverLimit(unsigned(Limit), Value);
   });
 }
 

@@ -57,11 +57,23 @@ cudaError_t libraryOf(CUlibrary L, FatbinRecord *&Out) {
 }
 
 /// Library options and JIT options change nothing here: translation happens at first use, and
-/// the code is kept until the library is unloaded.
-bool validOptions(unsigned NumJit, void *JitOptions, void *JitValues, unsigned NumLibrary,
-                  void *LibraryOptions, void *LibraryValues) {
-  return (!NumJit || (JitOptions && JitValues)) &&
-         (!NumLibrary || (LibraryOptions && LibraryValues));
+/// the code is kept until the library is unloaded. What is wrong with them, or "".
+std::string invalidOptions(unsigned NumJit, void *JitOptions, void *JitValues, unsigned NumLibrary,
+                           void *LibraryOptions, void *LibraryValues) {
+  if (NumJit && (!JitOptions || !JitValues))
+    return formatv("{0} JIT options without {1}", NumJit, JitOptions ? "values" : "options").str();
+  if (NumLibrary && !LibraryOptions)
+    return formatv("{0} library options without options", NumLibrary).str();
+  // CU_LIBRARY_BINARY_IS_PRESERVED says all by being there: cuBLASLt passes it without values.
+  constexpr unsigned HostTable = 0, BinaryIsPreserved = 1;
+  for (unsigned I = 0; I < NumLibrary; ++I) {
+    unsigned Option = static_cast<const unsigned *>(LibraryOptions)[I];
+    if (Option != HostTable && Option != BinaryIsPreserved)
+      return formatv("unknown library option {0}", Option).str();
+    if (Option == HostTable && !LibraryValues)
+      return "library options without values";
+  }
+  return "";
 }
 
 } // namespace
@@ -71,10 +83,12 @@ namespace ptx2amd::runtime {
 cudaError_t loadLibrary(CUlibrary *Library, const void *Code, unsigned NumJitOptions,
                         void *JitOptions, void *JitValues, unsigned NumLibraryOptions,
                         void *LibraryOptions, void *LibraryValues) {
-  if (!Library || !Code ||
-      !validOptions(NumJitOptions, JitOptions, JitValues, NumLibraryOptions, LibraryOptions,
-                    LibraryValues))
+  if (!Library || !Code)
     return fail(cudaErrorInvalidValue);
+  std::string Invalid = invalidOptions(NumJitOptions, JitOptions, JitValues, NumLibraryOptions,
+                                       LibraryOptions, LibraryValues);
+  if (!Invalid.empty())
+    return fail(cudaErrorInvalidValue, Invalid);
   uint32_t Magic = 0;
   std::memcpy(&Magic, Code, sizeof Magic);
   ArrayRef<uint8_t> Bytes = Magic == fatbin::WrapperMagic ? ArrayRef<uint8_t>() : imageBytes(Code);
@@ -87,10 +101,12 @@ cudaError_t loadLibrary(CUlibrary *Library, const void *Code, unsigned NumJitOpt
 cudaError_t loadLibraryFromFile(CUlibrary *Library, const char *Path, unsigned NumJitOptions,
                                 void *JitOptions, void *JitValues, unsigned NumLibraryOptions,
                                 void *LibraryOptions, void *LibraryValues) {
-  if (!Library || !Path ||
-      !validOptions(NumJitOptions, JitOptions, JitValues, NumLibraryOptions, LibraryOptions,
-                    LibraryValues))
+  if (!Library || !Path)
     return fail(cudaErrorInvalidValue);
+  std::string Invalid = invalidOptions(NumJitOptions, JitOptions, JitValues, NumLibraryOptions,
+                                       LibraryOptions, LibraryValues);
+  if (!Invalid.empty())
+    return fail(cudaErrorInvalidValue, Invalid);
   auto Buffer = MemoryBuffer::getFile(Path, /*IsText=*/false, /*RequiresNullTerminator=*/true);
   if (!Buffer)
     return fail(cudaErrorFileNotFound,

@@ -91,8 +91,10 @@ constexpr unsigned MallocHeapLimit = 2;
 constexpr unsigned PersistingL2Limit = 6;
 
 cudaError_t deviceLimit(cudaLimit Limit, size_t *Value) {
-  if (!Value || unsigned(Limit) >= std::size(limits().Values))
+  if (!Value)
     return fail(cudaErrorInvalidValue);
+  if (unsigned(Limit) >= std::size(limits().Values))
+    return fail(cudaErrorInvalidValue, formatv("no limit {0}", unsigned(Limit)).str());
   if (Limit == MallocHeapLimit) {
     Context *C = nullptr;
     if (cudaError_t E = context(C))
@@ -107,7 +109,7 @@ cudaError_t deviceLimit(cudaLimit Limit, size_t *Value) {
 
 cudaError_t setDeviceLimit(cudaLimit Limit, size_t Value) {
   if (unsigned(Limit) >= std::size(limits().Values))
-    return fail(cudaErrorInvalidValue);
+    return fail(cudaErrorInvalidValue, formatv("no limit {0}", unsigned(Limit)).str());
   if (Limit == MallocHeapLimit) {
     Context *C = nullptr;
     if (cudaError_t E = context(C))
@@ -130,6 +132,35 @@ cudaError_t setDeviceLimit(cudaLimit Limit, size_t Value) {
   std::lock_guard<std::mutex> Lock(limits().Mutex);
   limits().Values[Limit] = Value;
   C->Loader.setDeviceLimit(unsigned(Limit), Value);
+  return cudaSuccess;
+}
+
+namespace {
+// The driver's limits beyond the runtime's (CUlimit): those of a CUDA-in-graphics (CIG) context,
+// which a context of ours never is. cuBLASLt asks whether it is one.
+constexpr unsigned CigSharedMemoryLimit = 7, CigEnabledLimit = 8, CigFallbackLimit = 9;
+std::atomic<size_t> CigFallback{1};
+} // namespace
+
+cudaError_t driverLimit(unsigned Limit, size_t *Value) {
+  if (!Value || Limit < CigSharedMemoryLimit || Limit > CigFallbackLimit)
+    return deviceLimit(cudaLimit(Limit), Value);
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  // Outside a CIG context all of a multiprocessor's shared memory is the kernels'.
+  *Value = Limit == CigSharedMemoryLimit ? size_t(C->Props.sharedMemPerMultiprocessor)
+           : Limit == CigEnabledLimit    ? 0
+                                         : CigFallback.load();
+  return cudaSuccess;
+}
+
+cudaError_t setDriverLimit(unsigned Limit, size_t Value) {
+  if (Limit < CigSharedMemoryLimit || Limit > CigFallbackLimit)
+    return setDeviceLimit(cudaLimit(Limit), Value);
+  if (Limit != CigFallbackLimit)
+    return fail(cudaErrorInvalidValue, formatv("limit {0} can only be queried", Limit).str());
+  CigFallback = Value != 0;
   return cudaSuccess;
 }
 

@@ -33,6 +33,11 @@ loader::LogLevel logLevel() {
   return Level;
 }
 
+/// Our driver runs PTX and never SASS, which CUDA_FORCE_PTX_JIT=1 tells NVIDIA's libraries:
+/// cuBLASLt then takes its forward-compatible PTX kernels instead of loading SASS-only ones.
+/// Set when the library loads, before any library reads it; a value the user set stays.
+[[gnu::constructor]] void announcePtxOnly() { setenv("CUDA_FORCE_PTX_JIT", "1", 0); }
+
 /// A memory the device does not describe is one DDR4-3200 channel: 64 bits wide at 1600 MHz
 /// (two transfers a clock), what programs that work out bandwidth from these then see.
 constexpr int StandInMemoryBusBits = 64;
@@ -222,9 +227,12 @@ cudaError_t context(Context *&Out) {
       std::fprintf(stderr, "ptx2amd: %s\n", Why.c_str());
       return;
     }
-    // As CUDA's driver: the PTX of the highest architecture the device's capability runs.
+    // As CUDA's driver: the PTX of the highest architecture the device's capability runs; but
+    // where there is none, the lowest above it (the toolkit's libraries carry PTX only for their
+    // newest architecture, and any PTX translates).
     Opts->Selection.Kind = fatbin::SelectionPolicy::Mode::HighestArchAtMost;
     Opts->Selection.MaxArch = CC->arch();
+    Opts->Selection.AboveIfNone = true;
     auto Dev = loader::selectDevice();
     if (!Dev) {
       Code = cudaErrorNoDevice;

@@ -268,6 +268,9 @@ cudaError_t deviceLimit(cudaLimit Limit, size_t *Value);
 /// cudaDeviceGetPCIBusId/cuDeviceGetPCIBusId: "domain:bus:device.function" of \p P into \p Id.
 void writePciBusId(const cudaDeviceProp &P, char *Id, int Length);
 cudaError_t setDeviceLimit(cudaLimit Limit, size_t Value);
+/// cuCtxGetLimit/cuCtxSetLimit: the runtime's limits, and the driver's CUDA-in-graphics ones.
+cudaError_t driverLimit(unsigned Limit, size_t *Value);
+cudaError_t setDriverLimit(unsigned Limit, size_t Value);
 
 cudaError_t allocate(void **Ptr, size_t Bytes, loader::MemoryKind Kind, unsigned Flags = 0);
 /// cudaHostRegister/cuMemHostRegister: the program's memory as pinned host memory (flags

@@ -3,7 +3,7 @@
 // on a stream of the program's and on the per-thread default stream. cuBLAS works out its
 // kernels' occupancy from their registers (cuFuncGetAttribute) and keys its workspaces by
 // stream through private export tables (TOOLS_TLS, CONTEXT_STREAM_INTERNALS). Its PTX is for
-// sm_120 only: it runs where the device reports 12.0.
+// sm_120 only, which the device takes, having none at or below its capability.
 #include <cmath>
 #include <cstdio>
 #include <cublas_v2.h>

@@ -275,6 +275,27 @@ int main() {
     CU(cuLibraryUnload(lib));
     EXPECT(cuLibraryGetKernel(&none, lib, "scale_add") == CUDA_ERROR_INVALID_HANDLE);
 
+    // CU_LIBRARY_BINARY_IS_PRESERVED needs no value (cuBLASLt passes none); an unknown option is
+    // an invalid value.
+    CUlibraryOption preserved = CU_LIBRARY_BINARY_IS_PRESERVED;
+    CU(cuLibraryLoadData(&lib, fatbin.data(), nullptr, nullptr, 0, &preserved, nullptr, 1));
+    CU(cuLibraryGetKernel(&kernel, lib, "scale_add"));
+    CU(cuLibraryUnload(lib));
+    CUlibraryOption unknown = CUlibraryOption(77);
+    EXPECT(cuLibraryLoadData(&lib, fatbin.data(), nullptr, nullptr, 0, &unknown, nullptr, 1) ==
+           CUDA_ERROR_INVALID_VALUE);
+
+    // The limits of a CUDA-in-graphics context, which ours never is (cuBLASLt asks).
+    size_t cig = 1, cigShared = 0;
+    CU(cuCtxGetLimit(&cig, CU_LIMIT_CIG_ENABLED));
+    EXPECT(cig == 0);
+    CU(cuCtxGetLimit(&cigShared, CU_LIMIT_SHMEM_SIZE));
+    EXPECT(cigShared >= 48 * 1024);
+    EXPECT(cuCtxSetLimit(CU_LIMIT_CIG_ENABLED, 1) == CUDA_ERROR_INVALID_VALUE);
+    CU(cuCtxSetLimit(CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED, 0));
+    CU(cuCtxGetLimit(&cig, CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED));
+    EXPECT(cig == 0);
+
     CUlibrary fromFile;
     CU(cuLibraryLoadFromFile(&fromFile, ptxPath.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0));
     CUmodule fileModule;
