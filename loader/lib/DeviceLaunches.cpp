@@ -24,6 +24,7 @@
 #include "ptx2amd/support/Error.h"
 
 #include "ptx2amd/amdgpu-backend/DeviceLaunches.h"
+#include "ptx2amd/ptx-grammar/Slices.h"
 #include "ptx2amd/lowering/Lowering.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -91,7 +92,7 @@ LazyModule::~LazyModule() {
 }
 
 Error LazyModule::attachDeviceLaunches() {
-  auto Queue = DeviceModule->global(amdgpu::LaunchQueueSymbol);
+  auto Queue = Whole.DeviceModule->global(amdgpu::LaunchQueueSymbol);
   if (!Queue) { // the module's device code launches nothing
     consumeError(Queue.takeError());
     return Error::success();
@@ -100,22 +101,22 @@ Error LazyModule::attachDeviceLaunches() {
   L->QueueVariable = *Queue;
   // Every kernel the PTX declares gets a number; those whose address device code takes have a
   // handle to fill.
-  std::vector<std::string> Names = DeviceModule->kernelNames();
-  for (const auto &U : Unavailable)
+  std::vector<std::string> Names = Whole.DeviceModule->kernelNames();
+  for (const auto &U : Whole.Unavailable)
     if (!llvm::is_contained(Names, U.getKey()))
       Names.push_back(U.getKey().str());
   std::sort(Names.begin(), Names.end());
   Device &Dev = Loader.device();
   for (size_t I = 0; I < Names.size(); ++I) {
     const Kernel *K = nullptr;
-    if (!Unavailable.count(Names[I])) {
-      if (auto Found = DeviceModule->kernel(Names[I]))
+    if (!Whole.Unavailable.count(Names[I])) {
+      if (auto Found = Whole.DeviceModule->kernel(Names[I]))
         K = &*Found;
       else
         consumeError(Found.takeError());
     }
     L->Kernels.push_back(K);
-    auto Handle = DeviceModule->global(lowering::KernelHandlePrefix + Names[I]);
+    auto Handle = Whole.DeviceModule->global(lowering::KernelHandlePrefix + Names[I]);
     if (!Handle) {
       consumeError(Handle.takeError());
       continue;

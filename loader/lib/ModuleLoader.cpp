@@ -1,6 +1,7 @@
 //===- ModuleLoader.cpp - CUDA images to loaded modules, lazily and cached ===//
 
 #include "ptx2amd/loader/ModuleLoader.h"
+#include "ptx2amd/ptx-grammar/Slices.h"
 #include "ptx2amd/support/Error.h"
 
 #include "ptx2amd/amdgpu-backend/DeviceHeap.h"
@@ -210,6 +211,9 @@ Expected<LoaderOptions> LoaderOptions::fromEnvironment() {
   if (!Level)
     return Level.takeError();
   O.Log = *Level;
+  // CUDA's own setting: DEFAULT and LAZY are what we do anyway.
+  const char *Loading = std::getenv("CUDA_MODULE_LOADING");
+  O.Eager = Loading && StringRef(Loading) == "EAGER";
   auto Config = CacheConfig::fromEnvironment();
   if (!Config)
     return Config.takeError();
@@ -334,16 +338,20 @@ Expected<std::unique_ptr<LazyModule>> ModuleLoader::openSelected(const fatbin::F
   return std::unique_ptr<LazyModule>(new LazyModule(*this, ModuleName, Text->text().str()));
 }
 
-Error ModuleLoader::loadModule(LazyModule &M) {
+Error ModuleLoader::loadUnit(StringRef ModuleName, StringRef Kernel, StringRef Ptx,
+                             LazyModule::Unit &M) {
+  // Logs name the kernel of a slice; diagnostics, on the module's lines, the module.
+  const std::string Name =
+      Kernel.empty() ? ModuleName.str() : (ModuleName + " [" + Kernel + "]").str();
   const DeviceProperties &P = Dev.properties();
   std::string Target(P.Target->Name);
   auto Start = std::chrono::steady_clock::now();
-  ModuleImage Image{M.Name, {}, M.Ptx, Opts.OptLevel, Opts.CodeObjectVersion};
+  ModuleImage Image{ModuleName.str(), {}, Ptx, Opts.OptLevel, Opts.CodeObjectVersion};
 
   // The host device translates PTX itself; what it caches is its compiled form of the module.
   const bool Host = P.Format == ModuleFormat::Ptx;
   CacheKeyFields Fields;
-  Fields.Ptx = M.Ptx;
+  Fields.Ptx = Ptx;
   Fields.Target = Target;
   Fields.OptLevel = Opts.OptLevel;
   Fields.CodeObjectVersion = Opts.CodeObjectVersion;
@@ -357,30 +365,30 @@ Error ModuleLoader::loadModule(LazyModule &M) {
   if (Opts.JitCache) {
     if (auto Hit = Opts.JitCache->lookup(Key)) {
       if (Host) {
-        auto DM = loadHostCompiled(Dev, M.Name, *Hit);
+        auto DM = loadHostCompiled(Dev, Name, *Hit);
         if (DM) {
           ++CacheHits;
           ++Loaded;
           M.DeviceModule = std::move(*DM);
-          log(LogLevel::Info, formatv("cache hit for '{0}' ({1}){2}: loaded in {3:F1} ms", M.Name,
+          log(LogLevel::Info, formatv("cache hit for '{0}' ({1}){2}: loaded in {3:F1} ms", Name,
                                       Target, KeyNote, msSince(Start))
                                   .str());
           return Error::success();
         }
         log(LogLevel::Info,
-            "cache entry for '" + M.Name + "' discarded: " + toString(DM.takeError()));
+            "cache entry for '" + Name + "' discarded: " + toString(DM.takeError()));
       } else if (auto Decoded = decodePayload(std::move(*Hit))) {
         Payload = std::move(*Decoded);
         ++CacheHits;
-        log(LogLevel::Info, formatv("cache hit for '{0}' ({1}){2}", M.Name, Target, KeyNote).str());
+        log(LogLevel::Info, formatv("cache hit for '{0}' ({1}){2}", Name, Target, KeyNote).str());
       } else {
         log(LogLevel::Info,
-            "cache entry for '" + M.Name + "' discarded: " + toString(Decoded.takeError()));
+            "cache entry for '" + Name + "' discarded: " + toString(Decoded.takeError()));
       }
     }
     if (!Payload) {
       ++CacheMisses;
-      log(LogLevel::Info, formatv("cache miss for '{0}' ({1}){2}", M.Name, Target, KeyNote).str());
+      log(LogLevel::Info, formatv("cache miss for '{0}' ({1}){2}", Name, Target, KeyNote).str());
     }
   }
 
@@ -390,12 +398,12 @@ Error ModuleLoader::loadModule(LazyModule &M) {
       return DM.takeError();
     ++Translations;
     ++Loaded;
-    log(LogLevel::Info, formatv("translated '{0}' for {1} on {2} in {3:F1} ms", M.Name, Target,
+    log(LogLevel::Info, formatv("translated '{0}' for {1} on {2} in {3:F1} ms", Name, Target,
                                 P.Name, msSince(Start))
                             .str());
     if (Opts.JitCache)
       if (Error E = Opts.JitCache->store(Key, hostCompiledForm(**DM)))
-        log(LogLevel::Info, "cache store for '" + M.Name + "' failed: " + toString(std::move(E)));
+        log(LogLevel::Info, "cache store for '" + Name + "' failed: " + toString(std::move(E)));
     M.DeviceModule = std::move(*DM);
     return Error::success();
   }
@@ -404,11 +412,11 @@ Error ModuleLoader::loadModule(LazyModule &M) {
     pipeline::Options PO;
     PO.Target = P.Target;
     PO.Codegen = {Opts.OptLevel, Opts.CodeObjectVersion};
-    pipeline::Translation T = pipeline::translate(SourceText::borrow(M.Name, M.Ptx), PO);
+    pipeline::Translation T = pipeline::translate(SourceText::borrow(ModuleName.str(), Ptx), PO);
     ++Translations;
     if (!T.HasCodeObject)
       return withContext(T.moduleError(),
-                         "module '" + M.Name + "' failed to translate for " + Target);
+                         "module '" + Name + "' failed to translate for " + Target);
     std::vector<std::pair<std::string, std::string>> Kernels;
     unsigned Failed = 0;
     for (const pipeline::KernelResult &K : T.Kernels) {
@@ -417,13 +425,13 @@ Error ModuleLoader::loadModule(LazyModule &M) {
     }
     log(LogLevel::Info, formatv("translated '{0}' for {1} in {2:F1} ms ({3} kernels, {4} "
                                 "unavailable)",
-                                M.Name, Target, msSince(Start), Kernels.size(), Failed)
+                                Name, Target, msSince(Start), Kernels.size(), Failed)
                             .str());
     std::vector<uint8_t> Bytes = encodePayload(T.CodeObject, Kernels);
     if (Opts.JitCache)
       if (Error E = Opts.JitCache->store(Key, Bytes))
         // The translation is good: only the next process pays for the failed store.
-        log(LogLevel::Info, "cache store for '" + M.Name + "' failed: " + toString(std::move(E)));
+        log(LogLevel::Info, "cache store for '" + Name + "' failed: " + toString(std::move(E)));
     Payload = cantFail(decodePayload(std::move(Bytes)));
   }
 
@@ -474,33 +482,78 @@ Error ModuleLoader::attachHeap(Module &M) {
   return Dev.synchronize(nullptr);
 }
 
-Error LazyModule::load() {
-  std::lock_guard<std::mutex> Lock(Mutex);
-  if (!Attempted) {
-    Attempted = true;
-    Error E = Loader.loadModule(*this);
-    if (!E)
-      E = Loader.attachHeap(*DeviceModule);
-    if (!E)
-      E = attachDeviceLaunches();
-    if (E) {
-      ErrorReport R = takeError(std::move(E));
-      Failure = std::move(R.Message);
-      FailureKind = R.Kind;
-    }
-  }
+Error LazyModule::Unit::error() const {
   if (Failure.empty())
     return Error::success();
   return makeError(FailureKind, Failure);
 }
 
+void LazyModule::Unit::settle(Error E) {
+  Attempted = true;
+  if (!E)
+    return;
+  ErrorReport R = takeError(std::move(E));
+  Failure = std::move(R.Message);
+  FailureKind = R.Kind;
+}
+
+Error LazyModule::load() {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (!Attempted) {
+    Attempted = true;
+    if (Loader.options().PerKernel) {
+      auto O = std::make_unique<grammar::ModuleOutline>(grammar::outlineModule(Ptx));
+      if (O->unsliceable().empty() && !O->kernels().empty())
+        Outline = std::move(O);
+      else if (!O->unsliceable().empty())
+        Loader.log(LogLevel::Debug, "'" + Name + "' is translated whole: " + O->unsliceable());
+    }
+    if (Outline) {
+      if (Loader.options().Eager)
+        for (const std::string &K : Outline->kernels())
+          kernelUnit(K);
+      return Error::success();
+    }
+    Error E = Loader.loadUnit(Name, "", Ptx, Whole);
+    if (!E)
+      E = Loader.attachHeap(*Whole.DeviceModule);
+    if (!E)
+      E = attachDeviceLaunches();
+    Whole.settle(std::move(E));
+  }
+  return Whole.error();
+}
+
+LazyModule::Unit &LazyModule::kernelUnit(StringRef KernelName) {
+  Unit &U = Kernels[KernelName];
+  if (!U.Attempted) {
+    std::string Slice = Outline->slice(KernelName);
+    Error E = Loader.loadUnit(Name, KernelName, Slice, U);
+    if (!E)
+      E = Loader.attachHeap(*U.DeviceModule);
+    U.settle(std::move(E));
+  }
+  return U;
+}
+
+Expected<const Kernel &> LazyModule::kernelOf(Unit &U, StringRef KernelName) {
+  if (Error E = U.error())
+    return withContext(std::move(E), "kernel '" + KernelName + "'");
+  if (auto It = U.Unavailable.find(KernelName); It != U.Unavailable.end())
+    return makeError(ErrorKind::Unsupported, "kernel '" + KernelName + "' of '" + Name +
+                                                 "' cannot be loaded: " + It->second);
+  return U.DeviceModule->kernel(KernelName);
+}
+
 Expected<const Kernel &> LazyModule::kernel(StringRef KernelName) {
   if (Error E = load())
     return withContext(std::move(E), "kernel '" + KernelName + "'");
-  if (auto It = Unavailable.find(KernelName); It != Unavailable.end())
-    return makeError(ErrorKind::Unsupported, "kernel '" + KernelName + "' of '" + Name +
-                                                 "' cannot be loaded: " + It->second);
-  return DeviceModule->kernel(KernelName);
+  if (!Outline)
+    return kernelOf(Whole, KernelName);
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (!llvm::is_contained(Outline->kernels(), KernelName))
+    return makeError(ErrorKind::BadInput, "no kernel '" + KernelName + "' in '" + Name + "'");
+  return kernelOf(kernelUnit(KernelName), KernelName);
 }
 
 std::vector<std::string> LazyModule::kernelNames() {
@@ -508,10 +561,15 @@ std::vector<std::string> LazyModule::kernelNames() {
     consumeError(std::move(E));
     return {};
   }
-  std::vector<std::string> Names = DeviceModule->kernelNames();
-  for (const auto &U : Unavailable)
-    if (!llvm::is_contained(Names, U.getKey()))
-      Names.push_back(U.getKey().str());
+  std::vector<std::string> Names;
+  if (Outline) {
+    Names = Outline->kernels();
+  } else {
+    Names = Whole.DeviceModule->kernelNames();
+    for (const auto &U : Whole.Unavailable)
+      if (!llvm::is_contained(Names, U.getKey()))
+        Names.push_back(U.getKey().str());
+  }
   std::sort(Names.begin(), Names.end());
   return Names;
 }
@@ -521,13 +579,18 @@ bool LazyModule::hasKernel(StringRef KernelName) {
     consumeError(std::move(E));
     return false;
   }
-  return Unavailable.count(KernelName) || DeviceModule->declaresKernel(KernelName);
+  if (Outline)
+    return llvm::is_contained(Outline->kernels(), KernelName);
+  return Whole.Unavailable.count(KernelName) || Whole.DeviceModule->declaresKernel(KernelName);
 }
 
 Expected<GlobalSymbol> LazyModule::global(StringRef VarName) {
   if (Error E = load())
     return withContext(std::move(E), "variable '" + VarName + "'");
-  return DeviceModule->global(VarName);
+  if (!Outline)
+    return Whole.DeviceModule->global(VarName);
+  // A module translated per kernel has no variables of its own (grammar::outlineModule).
+  return makeError(ErrorKind::BadInput, "no variable '" + VarName + "' in '" + Name + "'");
 }
 
 } // namespace ptx2amd::loader

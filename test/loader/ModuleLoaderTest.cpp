@@ -261,10 +261,14 @@ TEST_CASE("a test program's PTX runs on the host device, translated at the first
     CHECK(L.stats().Opened == 1);
     CHECK(L.stats().Translations == 0);
 
+    // Its kernels share no state: each is translated alone, at its first lookup.
+    CHECK(M->kernelNames().size() == 2);
+    CHECK(L.stats().Translations == 0);
     const loader::Kernel &Saxpy = ok(M->kernel("_Z5saxpyifPKfS0_Pf"));
     CHECK(L.stats().Translations == 1);
     CHECK(L.stats().Loaded == 1);
-    CHECK(Log.count("translated 'vector_add.sm90.ptx' for " + std::string(Target)) == 1);
+    CHECK(Log.count("translated 'vector_add.sm90.ptx [_Z5saxpyifPKfS0_Pf]' for " +
+                    std::string(Target)) == 1);
     int N = 5000;
     float A = -1.5f;
     std::vector<float> X(N), Y(N);
@@ -280,7 +284,7 @@ TEST_CASE("a test program's PTX runs on the host device, translated at the first
     for (int I = 0; I < N; ++I)
       CHECK(Got[I] == A * X[I] + Y[I]);
 
-    // The second kernel comes from the same translation.
+    // The second kernel is translated at its own first lookup.
     long long LN = N;
     int IA = 7;
     std::vector<int> IX(N), IY(N);
@@ -295,7 +299,9 @@ TEST_CASE("a test program's PTX runs on the host device, translated at the first
     std::vector<int> GotI = download(*D, DIOut, N);
     for (int I = 0; I < N; ++I)
       CHECK(GotI[I] == IA * IX[I] - IY[I]);
-    CHECK(L.stats().Translations == 1);
+    CHECK(L.stats().Translations == 2);
+    ok(M->kernel("_Z5saxpyifPKfS0_Pf"));
+    CHECK(L.stats().Translations == 2);
     for (void *P : {static_cast<void *>(DX), static_cast<void *>(DY), static_cast<void *>(DOut),
                     static_cast<void *>(DIX), static_cast<void *>(DIY), static_cast<void *>(DIOut)})
       ok(D->release(P));
@@ -433,6 +439,55 @@ TEST_CASE("a kernel that failed to translate is named with the reason; the other
   CHECK(ok(M->kernel("plain")).metadata().Name == "plain");
 }
 
+TEST_CASE("kernels that share a module variable are translated together; EAGER translates all",
+          "[module-loader]") {
+  // Both kernels read and write `counter`: one address for the module, so one translation.
+  const std::string Shared = R"(.version 7.0
+.target sm_70
+.address_size 64
+.global .align 4 .u32 counter;
+.visible .entry bump() { .reg .b32 %r<3>; ld.global.u32 %r1, [counter];
+  add.s32 %r2, %r1, 1; st.global.u32 [counter], %r2; ret; }
+.visible .entry twice() { .reg .b32 %r<3>; ld.global.u32 %r1, [counter];
+  shl.b32 %r2, %r1, 1; st.global.u32 [counter], %r2; ret; }
+)";
+  auto D = ok(loader::createHostDevice(*amdgpu::findTarget("gfx90a")));
+  LogLines Log;
+  loader::ModuleLoader L(*D, Log.options());
+  auto M = ok(L.open(bytesOf(Shared), "shared.ptx"));
+  const loader::Kernel &Bump = ok(M->kernel("bump"));
+  const loader::Kernel &Twice = ok(M->kernel("twice"));
+  CHECK(L.stats().Translations == 1);
+  CHECK(Log.count("'shared.ptx' is translated whole: its kernels share module variables "
+                  "(counter)") == 1);
+  loader::GlobalSymbol Counter = ok(M->global("counter"));
+  uint32_t Value = 20;
+  ok(D->copy(Counter.Address, &Value, sizeof Value, loader::CopyKind::HostToDevice, nullptr));
+  for (const loader::Kernel *K : {&Bump, &Twice, &Bump})
+    ok(D->launch(*K, geometry(1, 1), nullptr, nullptr));
+  ok(D->copy(&Value, Counter.Address, sizeof Value, loader::CopyKind::DeviceToHost, nullptr));
+  CHECK(Value == 43);
+
+  // CUDA_MODULE_LOADING=EAGER: a module's first lookup translates each of its kernels.
+  std::string Ptx =
+      std::string(llvm::toStringRef(readBytes(PTX2AMD_CUDA_PTX_DIR "/vector_add.sm90.ptx")));
+  {
+    ScopedEnv Eager("CUDA_MODULE_LOADING", "EAGER");
+    loader::LoaderOptions O = ok(loader::LoaderOptions::fromEnvironment());
+    CHECK(O.Eager);
+    O.JitCache = nullptr;
+    loader::ModuleLoader E(*D, std::move(O));
+    auto EM = ok(E.open(bytesOf(Ptx), "vector_add"));
+    CHECK(E.stats().Translations == 0);
+    ok(EM->load());
+    CHECK(E.stats().Translations == 2);
+    ok(EM->kernel("_Z5iaxpyxiPKiS0_Pi"));
+    CHECK(E.stats().Translations == 2);
+  }
+  ScopedEnv Lazy("CUDA_MODULE_LOADING", "LAZY");
+  CHECK_FALSE(ok(loader::LoaderOptions::fromEnvironment()).Eager);
+}
+
 TEST_CASE("a second loader on the same cache folder translates nothing", "[module-loader]") {
   TempCacheDir Dir;
   std::string Ptx =
@@ -454,22 +509,23 @@ TEST_CASE("a second loader on the same cache folder translates nothing", "[modul
   CodeObjectDevice First, Second;
   LogLines FirstLog, SecondLog;
   loader::LoaderStats S1 = Load(First, FirstLog, Ptx, "vector_add");
-  CHECK(S1.Translations == 1);
-  CHECK(S1.CacheMisses == 1);
+  // An entry per kernel.
+  CHECK(S1.Translations == 2);
+  CHECK(S1.CacheMisses == 2);
   CHECK(S1.CacheHits == 0);
-  CHECK(FirstLog.count("cache miss for 'vector_add' (gfx90a) (key ") == 1);
-  CHECK(FirstLog.count("translated 'vector_add' for gfx90a") == 1);
-  CHECK(Dir.open()->stats()->Entries == 1);
+  CHECK(FirstLog.count("cache miss for 'vector_add [_Z5saxpyifPKfS0_Pf]' (gfx90a) (key ") == 1);
+  CHECK(FirstLog.count("translated 'vector_add [_Z5saxpyifPKfS0_Pf]' for gfx90a") == 1);
+  CHECK(Dir.open()->stats()->Entries == 2);
 
   loader::LoaderStats S2 = Load(Second, SecondLog, Ptx, "vector_add");
   CHECK(S2.Translations == 0);
-  CHECK(S2.CacheHits == 1);
+  CHECK(S2.CacheHits == 2);
   CHECK(S2.CacheMisses == 0);
-  CHECK(SecondLog.count("cache hit for 'vector_add' (gfx90a)") == 1);
+  CHECK(SecondLog.count("cache hit for 'vector_add [_Z5saxpyifPKfS0_Pf]' (gfx90a)") == 1);
   CHECK(SecondLog.count("translated") == 0);
-  REQUIRE(First.Loaded.size() == 1);
-  REQUIRE(Second.Loaded.size() == 1);
-  CHECK(First.Loaded[0] == Second.Loaded[0]);
+  REQUIRE(First.Loaded.size() == 2);
+  REQUIRE(Second.Loaded.size() == 2);
+  CHECK(First.Loaded == Second.Loaded);
 
   // Other options are another key.
   CodeObjectDevice Third;
@@ -478,7 +534,9 @@ TEST_CASE("a second loader on the same cache folder translates nothing", "[modul
   O.OptLevel = 1;
   loader::ModuleLoader L(Third, std::move(O));
   auto M = ok(L.open(bytesOf(Ptx), "vector_add"));
-  ok(M->load());
+  ok(M->load()); // translates nothing: the kernels are translated one at a time
+  CHECK(L.stats().Translations == 0);
+  ok(M->kernel("_Z5iaxpyxiPKiS0_Pi"));
   CHECK(L.stats().Translations == 1);
   CHECK(L.stats().CacheMisses == 1);
 }
@@ -521,29 +579,40 @@ TEST_CASE("the host device's second loader on the same cache folder translates n
     };
     LogLines FirstLog, SecondLog;
     loader::LoaderStats S1 = Run(FirstLog);
-    CHECK(S1.Translations == 2);
-    CHECK(S1.CacheMisses == 2);
+    // An entry per kernel looked up: saxpy, uses_tex (its reason) and plain.
+    CHECK(S1.Translations == 3);
+    CHECK(S1.CacheMisses == 3);
     CHECK(S1.CacheHits == 0);
-    CHECK(FirstLog.count("translated 'vector_add' for " + std::string(Target)) == 1);
-    CHECK(Dir.open()->stats()->Entries == 2);
+    CHECK(FirstLog.count("translated 'vector_add [_Z5saxpyifPKfS0_Pf]' for " +
+                         std::string(Target)) == 1);
+    CHECK(Dir.open()->stats()->Entries == 3);
 
     loader::LoaderStats S2 = Run(SecondLog);
     CHECK(S2.Translations == 0);
-    CHECK(S2.CacheHits == 2);
+    CHECK(S2.CacheHits == 3);
     CHECK(S2.CacheMisses == 0);
-    CHECK(S2.Loaded == 2);
-    CHECK(SecondLog.count("cache hit for 'vector_add' (" + std::string(Target) + ")") == 1);
+    CHECK(S2.Loaded == 3);
+    CHECK(SecondLog.count("cache hit for 'vector_add [_Z5saxpyifPKfS0_Pf]' (" +
+                          std::string(Target) + ")") == 1);
     CHECK(SecondLog.count("translated") == 0);
   }
+}
+
+/// \p O translating every module whole.
+static loader::LoaderOptions wholeModules(loader::LoaderOptions O) {
+  O.PerKernel = false;
+  return O;
 }
 
 TEST_CASE("a host cache entry the host device refuses is translated again and replaced",
           "[module-loader]") {
   TempCacheDir Dir;
   auto D = ok(loader::createHostDevice(*amdgpu::findTarget("gfx90a")));
+  // Whole modules: the entry's key is the module's text.
+  auto Whole = [&](LogLines &Log) { return wholeModules(Log.options(Dir.open())); };
   LogLines First;
   {
-    loader::ModuleLoader L(*D, First.options(Dir.open()));
+    loader::ModuleLoader L(*D, Whole(First));
     ok(ok(L.open(bytesOf(PartialPtx), "partial.ptx"))->load());
   }
   // Another format version: the entry is still a valid cache entry, so the cache hands it over.
@@ -559,7 +628,7 @@ TEST_CASE("a host cache entry the host device refuses is translated again and re
   ok(C->store(Key, Bytes));
 
   LogLines Second;
-  loader::ModuleLoader L(*D, Second.options(Dir.open()));
+  loader::ModuleLoader L(*D, Whole(Second));
   auto M = ok(L.open(bytesOf(PartialPtx), "partial.ptx"));
   ok(M->kernel("plain"));
   CHECK(L.stats().Translations == 1);
@@ -568,7 +637,7 @@ TEST_CASE("a host cache entry the host device refuses is translated again and re
   CHECK(Second.count("translated 'partial.ptx'") == 1);
 
   LogLines Third;
-  loader::ModuleLoader L3(*D, Third.options(Dir.open()));
+  loader::ModuleLoader L3(*D, Whole(Third));
   ok(ok(L3.open(bytesOf(PartialPtx), "partial.ptx"))->kernel("plain"));
   CHECK(L3.stats().CacheHits == 1);
   CHECK(L3.stats().Translations == 0);
@@ -577,13 +646,14 @@ TEST_CASE("a host cache entry the host device refuses is translated again and re
 TEST_CASE("a host cache entry compiled for another CPU is not used", "[module-loader]") {
   // x86-64 is the baseline CPU: every x86-64 host runs its code, and this host's own identity
   // (detected CPU and features) differs from it.
+  // Whole modules: the entries' keys are the module's text.
   TempCacheDir Dir;
   std::unique_ptr<loader::Device> Baseline;
   {
     ScopedEnv Cpu("PTX2AMD_HOST_CPU", "x86-64");
     Baseline = ok(loader::createHostDevice(*amdgpu::findTarget("gfx90a")));
     LogLines Log;
-    loader::ModuleLoader L(*Baseline, Log.options(Dir.open()));
+    loader::ModuleLoader L(*Baseline, wholeModules(Log.options(Dir.open())));
     ok(ok(L.open(bytesOf(PartialPtx), "partial.ptx"))->kernel("plain"));
     CHECK(L.stats().Translations == 1);
   }
@@ -596,7 +666,7 @@ TEST_CASE("a host cache entry compiled for another CPU is not used", "[module-lo
 
   // Another CPU's entry has another key: this CPU translates and stores its own.
   LogLines Second;
-  loader::ModuleLoader L(*Native, Second.options(Dir.open()));
+  loader::ModuleLoader L(*Native, wholeModules(Second.options(Dir.open())));
   ok(ok(L.open(bytesOf(PartialPtx), "partial.ptx"))->kernel("plain"));
   CHECK(L.stats().CacheHits == 0);
   CHECK(L.stats().Translations == 1);
@@ -614,7 +684,7 @@ TEST_CASE("a host cache entry compiled for another CPU is not used", "[module-lo
   Fields.Options = NativeId;
   ok(C->store(loader::CacheKey::compute(Fields), Foreign));
   LogLines Third;
-  loader::ModuleLoader L3(*Native, Third.options(Dir.open()));
+  loader::ModuleLoader L3(*Native, wholeModules(Third.options(Dir.open())));
   ok(ok(L3.open(bytesOf(PartialPtx), "partial.ptx"))->kernel("plain"));
   CHECK(L3.stats().CacheHits == 0);
   CHECK(L3.stats().Translations == 1);

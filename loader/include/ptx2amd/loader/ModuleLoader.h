@@ -2,8 +2,10 @@
 //
 // What the runtime calls when a program registers a fatbin (__cudaRegisterFatBinary) or loads a
 // module (cuModuleLoadData): the image's PTX is selected at once (fatbin/Select.h), and translated
-// for the device's target lazily, at the first kernel or variable lookup of the module, as CUDA's
-// lazy loading does.
+// for the device's target lazily, as CUDA's lazy loading does: one kernel at a time, at its first
+// lookup (launch or attribute query), with the functions it reaches (grammar::outlineModule),
+// where the module's kernels share no state; else the whole module at its first kernel or
+// variable lookup (see loader/README.md).
 //
 //   loader::ModuleLoader L(Dev, cantFail(loader::LoaderOptions::fromEnvironment()));
 //   auto M = L.open(ImageBytes, "prog");      // selects the PTX, translates nothing
@@ -11,7 +13,8 @@
 //   Dev.launch(*K, Geometry, Args, nullptr);
 //
 // A device that loads code objects (HSA) gets them through the JIT cache (Cache.h): the key is
-// the PTX text, the target, the options and translatorVersion(); the payload is the code object
+// the PTX text (a kernel's: its slice), the target, the options and translatorVersion(); the
+// payload is the code object
 // and each kernel's state (its metadata is in the code object). The host device translates the
 // PTX itself (ModuleFormat::Ptx); its cache entries (same key, output kind "host") hold
 // host-backend's compiled form of the module (the x86-64 object and the kernel table), which it
@@ -42,6 +45,10 @@
 #include <mutex>
 #include <string>
 #include <vector>
+
+namespace ptx2amd::grammar {
+class ModuleOutline;
+}
 
 namespace ptx2amd::loader {
 
@@ -76,8 +83,15 @@ struct LoaderOptions {
   /// Receives each log line (without its newline), possibly from several threads; by default
   /// they go to stderr.
   std::function<void(const std::string &)> LogSink;
+  /// Translate a module's kernels one at a time where its kernels share no state; false: every
+  /// module whole.
+  bool PerKernel = true;
+  /// Translate at the first lookup every kernel of the module (CUDA_MODULE_LOADING=EAGER), not
+  /// each at its own.
+  bool Eager = false;
 
-  /// PTX2AMD_LOG, and the cache of CacheConfig::fromEnvironment(); a malformed value is an error.
+  /// PTX2AMD_LOG, CUDA_MODULE_LOADING and the cache of CacheConfig::fromEnvironment(); a
+  /// malformed PTX2AMD_LOG is an error.
   static llvm::Expected<LoaderOptions> fromEnvironment();
 };
 
@@ -85,7 +99,7 @@ struct LoaderOptions {
 struct LoaderStats {
   uint64_t Opened = 0;       ///< images opened
   uint64_t Loaded = 0;       ///< modules loaded on the device
-  uint64_t Translations = 0; ///< PTX modules translated: cache misses
+  uint64_t Translations = 0; ///< PTX modules (or kernels' slices) translated: cache misses
   uint64_t CacheHits = 0, CacheMisses = 0;
 };
 
@@ -100,8 +114,9 @@ public:
   /// translation failed, or the module's did).
   llvm::Expected<const Kernel &> kernel(llvm::StringRef Name) override;
   llvm::Expected<GlobalSymbol> global(llvm::StringRef Name) override;
-  /// Translates and loads now, as the first lookup would. A module-level failure is the error,
-  /// and every later call returns it again.
+  /// Translates and loads now, as the first lookup would: the whole module, or, where it is
+  /// translated per kernel, nothing (every kernel when LoaderOptions::Eager). A module-level
+  /// failure is the error, and every later call returns it again.
   llvm::Error load();
   /// After a successful load(): whether the PTX declares kernel \p Name (available or not).
   bool hasKernel(llvm::StringRef Name);
@@ -130,14 +145,31 @@ private:
   llvm::Error runGrid(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *S,
                       const LaunchOptions &O, uint32_t Depth, uint64_t &Pending);
 
+  /// One translation: the whole module's, or one kernel's slice.
+  struct Unit {
+    bool Attempted = false;
+    std::string Failure;                         ///< the failure, when Attempted
+    ErrorKind FailureKind = ErrorKind::Internal; ///< and its kind
+    llvm::StringMap<std::string> Unavailable;    ///< kernel -> why, from the translation
+    std::unique_ptr<Module> DeviceModule;
+    llvm::Error error() const;
+    /// Marks the unit attempted, keeping \p E's failure for every later lookup.
+    void settle(llvm::Error E);
+  };
+  /// Translates and loads kernel \p KernelName's slice once; with Mutex held, Outline set.
+  Unit &kernelUnit(llvm::StringRef KernelName);
+  /// \p U's kernel \p KernelName, once \p U is loaded.
+  llvm::Expected<const Kernel &> kernelOf(Unit &U, llvm::StringRef KernelName);
+
   ModuleLoader &Loader;
   std::string Name, Ptx;
   std::mutex Mutex;
   bool Attempted = false;
-  std::string Failure;                         ///< the module-level failure, when Attempted
-  ErrorKind FailureKind = ErrorKind::Internal; ///< and its kind
-  llvm::StringMap<std::string> Unavailable;    ///< kernel -> why, from the translation
-  std::unique_ptr<Module> DeviceModule;
+  Unit Whole; ///< the whole module, when not translated per kernel
+  /// The kernels and their slices when the module is translated per kernel (its Ptx outlined
+  /// once, at the first lookup); null otherwise.
+  std::unique_ptr<grammar::ModuleOutline> Outline;
+  llvm::StringMap<Unit> Kernels;            ///< per kernel, as each is looked up
   std::unique_ptr<DeviceLaunches> Launches; ///< null: the module launches nothing itself
 };
 
@@ -194,8 +226,10 @@ private:
   friend class LazyModule;
   llvm::Expected<std::unique_ptr<LazyModule>> openSelected(const fatbin::Fatbin &F,
                                                            llvm::StringRef Name);
-  /// Translates (or takes from the cache) and loads \p M; called once, with M's mutex held.
-  llvm::Error loadModule(LazyModule &M);
+  /// Translates (or takes from the cache) and loads \p Ptx, module \p ModuleName's or its
+  /// kernel \p Kernel's slice, into \p U.
+  llvm::Error loadUnit(llvm::StringRef ModuleName, llvm::StringRef Kernel, llvm::StringRef Ptx,
+                       LazyModule::Unit &U);
   void log(LogLevel Level, const std::string &Line);
   /// Points \p M's heap variable (amdgpu::HeapSymbol), when it has one, at the device heap,
   /// made on first need.

@@ -1,0 +1,59 @@
+// A PTX module's kernels as separate modules: what lazy per-kernel translation translates.
+//
+// outlineModule() scans the text once (no parse: comments, braces and identifiers only) into its
+// top-level items: the header (.version, .target, .address_size, .file, .pragma), functions and
+// kernels (declarations and definitions), and module variables. slice() is one kernel with the
+// functions its body names (called, or whose address it takes), transitively, and the .shared
+// variables they name, in the module's order, verbatim and on their lines of the module (blank
+// lines stand for what is left out, so that diagnostics give the module's line:column): a valid
+// PTX module whose text depends on nothing else but those positions, so it is also the kernel's
+// cache key.
+//
+// A module whose kernels share state cannot be translated one kernel at a time: module variables
+// (.global, .const, texture and surface references) have one address per module, device-side
+// launches name the module's other kernels, and debug sections name its functions. Such a
+// module's outline says why (Unsliceable) and it is translated whole.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace ptx2amd::grammar {
+
+class ModuleOutline {
+public:
+  /// The kernels (.entry definitions), in the module's order.
+  const std::vector<std::string> &kernels() const { return Kernels; }
+  /// Why the module's kernels cannot be translated alone; empty when they can.
+  const std::string &unsliceable() const { return Why; }
+  /// The PTX of \p Kernel and what it reaches; empty for a name that is no kernel of the module,
+  /// or when the module is unsliceable.
+  std::string slice(std::string_view Kernel) const;
+
+private:
+  friend ModuleOutline outlineModule(std::string_view Ptx);
+  enum class ItemKind { Header, Function, Shared };
+  struct Item {
+    ItemKind Kind;
+    std::string_view Text;               ///< verbatim, from its first directive to its `;` or `}`
+    std::string_view Name;               ///< of a function or variable
+    bool IsKernel = false;               ///< a .entry
+    uint32_t Line = 1, Column = 1;       ///< where Text starts in the module
+    std::vector<std::string_view> Names; ///< the identifiers its body uses, sorted, unique
+  };
+  std::vector<Item> Items;
+  /// Function and .shared variable name -> its items (a declaration and a definition).
+  std::unordered_map<std::string_view, std::vector<uint32_t>> ByName;
+  std::vector<std::string> Kernels;
+  std::string Why;
+};
+
+/// Outlines \p Ptx, which must outlive the result. Text it cannot follow (an unbalanced brace,
+/// an unknown top-level directive) makes the module unsliceable rather than an error: the
+/// translation of the whole module reports what is wrong with it.
+ModuleOutline outlineModule(std::string_view Ptx);
+
+} // namespace ptx2amd::grammar
