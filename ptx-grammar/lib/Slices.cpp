@@ -205,8 +205,13 @@ ModuleOutline outlineModule(std::string_view Ptx) {
         if (C == '(') {
           if (!Sc.skipBalanced(nullptr))
             return Refuse("unbalanced parentheses in '" + std::string(It.Name) + "'");
-        } else if (Sc.word().empty())
+          continue;
+        }
+        std::string_view D = Sc.word();
+        if (D.empty())
           ++Sc.P;
+        else if (D == ".pragma" && !Sc.skipToSemicolon()) // an entry-scope .pragma "...";
+          return Refuse("an unterminated .pragma in '" + std::string(It.Name) + "'");
       }
       if (launchesFromDevice(It.Name))
         return Refuse("it launches kernels from the device");

@@ -62,6 +62,7 @@ const char *Body = R"(
   ret;
 }
 .visible .entry second (.param .u64 out)
+.pragma "nounroll";
 {
   .reg .b32 %r<3>;
   .reg .b64 %rd<3>;
