@@ -17,6 +17,7 @@
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -498,8 +499,10 @@ void LazyModule::Unit::settle(Error E) {
 }
 
 Error LazyModule::load() {
-  std::lock_guard<std::mutex> Lock(Mutex);
-  if (!Attempted) {
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    if (Attempted)
+      return Outline ? Error::success() : Whole.error();
     Attempted = true;
     if (Loader.options().PerKernel) {
       auto O = std::make_unique<grammar::ModuleOutline>(grammar::outlineModule(Ptx));
@@ -508,32 +511,43 @@ Error LazyModule::load() {
       else if (!O->unsliceable().empty())
         Loader.log(LogLevel::Debug, "'" + Name + "' is translated whole: " + O->unsliceable());
     }
-    if (Outline) {
-      if (Loader.options().Eager)
-        for (const std::string &K : Outline->kernels())
-          kernelUnit(K);
-      return Error::success();
+    if (!Outline) {
+      Error E = Loader.loadUnit(Name, "", Ptx, Whole);
+      if (!E)
+        E = Loader.attachHeap(*Whole.DeviceModule);
+      if (!E)
+        E = attachDeviceLaunches();
+      Whole.settle(std::move(E));
+      return Whole.error();
     }
-    Error E = Loader.loadUnit(Name, "", Ptx, Whole);
-    if (!E)
-      E = Loader.attachHeap(*Whole.DeviceModule);
-    if (!E)
-      E = attachDeviceLaunches();
-    Whole.settle(std::move(E));
   }
-  return Whole.error();
+  // CUDA_MODULE_LOADING=EAGER: every kernel now, independent ones on all cores. A kernel that
+  // fails is that kernel's failure, as at its own lookup.
+  if (Loader.options().Eager) {
+    llvm::DefaultThreadPool Pool(llvm::hardware_concurrency());
+    for (const std::string &K : Outline->kernels())
+      Pool.async([this, &K] { kernelUnit(K); });
+    Pool.wait();
+  }
+  return Error::success();
 }
 
 LazyModule::Unit &LazyModule::kernelUnit(StringRef KernelName) {
-  Unit &U = Kernels[KernelName];
-  if (!U.Attempted) {
-    std::string Slice = Outline->slice(KernelName);
-    Error E = Loader.loadUnit(Name, KernelName, Slice, U);
-    if (!E)
-      E = Loader.attachHeap(*U.DeviceModule);
-    U.settle(std::move(E));
+  Unit *U;
+  {
+    // StringMap entries stay where they are as the map grows.
+    std::lock_guard<std::mutex> Lock(Mutex);
+    U = &Kernels[KernelName];
   }
-  return U;
+  std::lock_guard<std::mutex> Lock(U->Mutex);
+  if (!U->Attempted) {
+    std::string Slice = Outline->slice(KernelName);
+    Error E = Loader.loadUnit(Name, KernelName, Slice, *U);
+    if (!E)
+      E = Loader.attachHeap(*U->DeviceModule);
+    U->settle(std::move(E));
+  }
+  return *U;
 }
 
 Expected<const Kernel &> LazyModule::kernelOf(Unit &U, StringRef KernelName) {
@@ -550,7 +564,6 @@ Expected<const Kernel &> LazyModule::kernel(StringRef KernelName) {
     return withContext(std::move(E), "kernel '" + KernelName + "'");
   if (!Outline)
     return kernelOf(Whole, KernelName);
-  std::lock_guard<std::mutex> Lock(Mutex);
   if (!llvm::is_contained(Outline->kernels(), KernelName))
     return makeError(ErrorKind::BadInput, "no kernel '" + KernelName + "' in '" + Name + "'");
   return kernelOf(kernelUnit(KernelName), KernelName);

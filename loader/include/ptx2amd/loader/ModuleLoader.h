@@ -147,6 +147,7 @@ private:
 
   /// One translation: the whole module's, or one kernel's slice.
   struct Unit {
+    std::mutex Mutex; ///< held while it is translated and loaded
     bool Attempted = false;
     std::string Failure;                         ///< the failure, when Attempted
     ErrorKind FailureKind = ErrorKind::Internal; ///< and its kind
@@ -156,7 +157,8 @@ private:
     /// Marks the unit attempted, keeping \p E's failure for every later lookup.
     void settle(llvm::Error E);
   };
-  /// Translates and loads kernel \p KernelName's slice once; with Mutex held, Outline set.
+  /// Translates and loads kernel \p KernelName's slice once (Outline set); kernels of one
+  /// module translate concurrently, each once.
   Unit &kernelUnit(llvm::StringRef KernelName);
   /// \p U's kernel \p KernelName, once \p U is loaded.
   llvm::Expected<const Kernel &> kernelOf(Unit &U, llvm::StringRef KernelName);
