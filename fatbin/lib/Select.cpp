@@ -60,8 +60,10 @@ Expected<const Entry *> selectPTX(ArrayRef<const Entry *> Entries, const Selecti
     if (!Policy.AllowSpecific && !E->archSuffix().empty())
       continue;
     if (Policy.Kind == SelectionPolicy::Mode::HighestArchAtMost && E->Arch > Policy.MaxArch) {
-      if (!LowestAbove || E->Arch < LowestAbove->Arch ||
-          (E->Arch == LowestAbove->Arch && Better(E, LowestAbove)))
+      // Arch- and family-specific PTX (sm_90a, sm_100f) is for those GPUs alone.
+      if (E->archSuffix().empty() &&
+          (!LowestAbove || E->Arch < LowestAbove->Arch ||
+           (E->Arch == LowestAbove->Arch && Better(E, LowestAbove))))
         LowestAbove = E;
       continue;
     }

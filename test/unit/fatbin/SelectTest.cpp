@@ -58,6 +58,17 @@ TEST_CASE("selection: highest arch at most N", "[fatbin][select]") {
   CHECK_THAT(E, Contains("sm_75 (PTX 9.0)"));
 }
 
+TEST_CASE("selection: the lowest generic PTX above N where none is at most N", "[fatbin][select]") {
+  SelectionPolicy P = SelectionPolicy::atMost(86);
+  P.AboveIfNone = true;
+  CHECK(pick({ptx(120), ptx(90), ptx(100)}, P) == "sm_90/1");
+  CHECK(pick({ptx(120), ptx(75)}, P) == "sm_75/1"); // one at most N comes first
+  CHECK(pick({ptx(90, flags::ArchSpecific), ptx(120)}, P) == "sm_120/1");
+  CHECK_THAT(pick({ptx(90, flags::ArchSpecific), ptx(100, flags::FamilySpecific)}, P),
+             Contains("no PTX entry for sm_86 or lower"));
+  CHECK_THAT(pick({sass(86)}, P), Contains("no PTX to translate"));
+}
+
 TEST_CASE("selection: ties prefer generic targets, then newer PTX", "[fatbin][select]") {
   CHECK(pick({ptx(90, flags::ArchSpecific), ptx(90)}, {}) == "sm_90/1");
   CHECK(pick({ptx(100), ptx(100, flags::FamilySpecific)}, {}) == "sm_100/0");

@@ -28,8 +28,9 @@ struct SelectionPolicy {
   uint32_t MaxPTXVersion = 0;
   /// Accept arch-specific (sm_XXa) and family-specific (sm_XXf) PTX.
   bool AllowSpecific = true;
-  /// With HighestArchAtMost: when no PTX is at most MaxArch, the lowest above it rather than
-  /// none (CUDA's driver takes none; the toolkit's libraries carry PTX for their newest arch only).
+  /// With HighestArchAtMost: when no PTX is at most MaxArch, the lowest generic one above it
+  /// rather than none (CUDA's driver takes none; the toolkit's libraries carry PTX for their
+  /// newest arch only). Arch- and family-specific PTX (sm_90a, sm_100f) is never taken so.
   bool AboveIfNone = false;
 
   static SelectionPolicy highest() { return {}; }
