@@ -127,6 +127,11 @@ struct Scanner {
   std::string_view variableName() {
     for (;;) {
       skipSpace();
+      if (peek() == '(') { // .attribute(.managed)
+        if (!skipBalanced(nullptr))
+          return {};
+        continue;
+      }
       std::string_view W = word();
       if (W.empty())
         return {};
@@ -224,7 +229,7 @@ ModuleOutline outlineModule(std::string_view Ptx) {
       std::string_view Name = Sc.variableName();
       if (!Sc.skipToSemicolon())
         return Refuse("an unterminated " + std::string(W) + " variable");
-      Variables += (Variables.empty() ? "" : ", ") + std::string(Name);
+      Variables += (Variables.empty() ? "" : ", ") + std::string(Name.empty() ? "?" : Name);
       continue;
     } else {
       return Refuse("top-level directive " + std::string(W));

@@ -144,6 +144,8 @@ TEST_CASE("kernels that share state are not sliced, and say why", "[slices]") {
   CHECK(Why(".const .align 4 .b8 table[8] = {1, 2, 3, 4, 5, 6, 7, 8};\n").find("table") !=
         std::string::npos);
   CHECK(Why(".global .texref tex;\n").find("tex") != std::string::npos);
+  CHECK(Why(".global .attribute(.managed) .align 4 .u32 total;\n").find("(total)") !=
+        std::string::npos);
   CHECK(Why(".extern .func (.param .b32 r) cudaLaunchDeviceV2 (.param .b64 p, .param .b64 s);\n")
             .find("launches kernels from the device") != std::string::npos);
   CHECK(Why(".section .debug_str { }\n").find(".section") != std::string::npos);
