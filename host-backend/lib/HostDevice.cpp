@@ -151,23 +151,11 @@ void readMetadata(Reader &R, amdgpu::KernelMetadata &M) {
 
 } // namespace
 
+/// A kernel of a loaded module.
 struct KernelEntry {
   std::string Name;
-  std::string Unavailable;
-  bool Fibers = false;         ///< it meets (barriers, cross-lane operations): no plain loop
-  uint32_t LockstepPoints = 0; ///< wave meetings inserted for lockstep order (Lockstep.cpp)
   amdgpu::KernelMetadata Meta;
-  std::string EntrySymbol, LoopSymbol; ///< LoopSymbol is empty for kernels that need fibers
-  /// The compiled workgroup's work-item; empty for plain kernels and for the fiber fallback
-  /// (FiberReason says why)
-  std::string WorkGroupSymbol, FiberReason;
-  EntryFn Entry = nullptr;
-  LoopFn Loop = nullptr;
-  EntryFn WorkGroup = nullptr;
-  std::string WaveSymbol, VectorReason; ///< the wave function, or why there is none
-  std::string WaveGroupSymbol;          ///< with barriers: a wave as a compiled workgroup's item
-  WaveFn Wave = nullptr;
-  EntryFn WaveGroup = nullptr;
+  ExecutionPlan Plan; ///< Plan.Unavailable also says why the translation lost it
 };
 
 struct LoadedModule::Impl {
@@ -181,6 +169,7 @@ struct LoadedModule::Impl {
   void **OutputBuffer = nullptr;    ///< the module's __ptx2amd_output_buffer, when it has one
   void (*Resume)(void *) = nullptr; ///< resumes a compiled workgroup's work-item
   std::mutex LaunchMutex;           ///< the output buffer variable is per module
+  bool ForceFibers = false;         ///< every launch as LaunchConfig::Fibers (HostOverrides)
 
   KernelEntry *find(StringRef Name) {
     for (KernelEntry &K : Kernels)
@@ -189,46 +178,46 @@ struct LoadedModule::Impl {
     return nullptr;
   }
 
-  /// Resolves the entry points and the output buffer in the linked object.
+  /// The function \p Symbol of the linked object, as \p Fn.
+  template <typename FnT> Error lookup(StringRef Symbol, FnT &Fn) {
+    auto A = Jit->lookup(Symbol);
+    if (!A)
+      return A.takeError();
+    Fn = reinterpret_cast<FnT>(*A);
+    return Error::success();
+  }
+
+  /// Resolves \p Plan's functions in the linked object.
+  Error bind(ExecutionPlan &Plan) {
+    if (Error E = lookup(Plan.EntrySymbol, Plan.Entry))
+      return E;
+    switch (Plan.How) {
+    case Mode::Loop:
+      return lookup(Plan.Symbol, Plan.Loop);
+    case Mode::Waves:
+      return lookup(Plan.Symbol, Plan.Wave);
+    case Mode::WorkGroup:
+    case Mode::WavesWithBarriers:
+      if (Error E = lookup(Plan.Symbol, Plan.Item))
+        return E;
+      return Resume ? Error::success() : lookup(rt::Resume, Resume);
+    case Mode::Fibers:
+      break;
+    }
+    return Error::success();
+  }
+
+  /// Resolves each plan's functions and the output buffer in the linked object.
   Error bind() {
     for (KernelEntry &K : Kernels) {
-      if (!K.Unavailable.empty())
+      if (!K.Plan.Unavailable.empty())
         continue;
-      if (K.EntrySymbol.empty()) {
-        K.Unavailable = "not in the translated module";
+      if (K.Plan.EntrySymbol.empty()) {
+        K.Plan.Unavailable = "not in the translated module";
         continue;
       }
-      auto E = Jit->lookup(K.EntrySymbol);
-      if (!E)
-        return E.takeError();
-      K.Entry = reinterpret_cast<EntryFn>(*E);
-      if (!K.LoopSymbol.empty()) {
-        auto Lp = Jit->lookup(K.LoopSymbol);
-        if (!Lp)
-          return Lp.takeError();
-        K.Loop = reinterpret_cast<LoopFn>(*Lp);
-      }
-      if (!K.WaveSymbol.empty()) {
-        auto Wv = Jit->lookup(K.WaveSymbol);
-        if (!Wv)
-          return Wv.takeError();
-        K.Wave = reinterpret_cast<WaveFn>(*Wv);
-      }
-      for (auto [Sym, Fn] : {std::pair{&K.WorkGroupSymbol, &K.WorkGroup},
-                             std::pair{&K.WaveGroupSymbol, &K.WaveGroup}}) {
-        if (Sym->empty())
-          continue;
-        auto Wg = Jit->lookup(*Sym);
-        if (!Wg)
-          return Wg.takeError();
-        *Fn = reinterpret_cast<EntryFn>(*Wg);
-        if (!Resume) {
-          auto R = Jit->lookup(rt::Resume);
-          if (!R)
-            return R.takeError();
-          Resume = reinterpret_cast<void (*)(void *)>(*R);
-        }
-      }
+      if (Error E = bind(K.Plan))
+        return E;
     }
     if (HasOutput) {
       auto A = Jit->lookup(amdgpu::OutputBufferSymbol);
@@ -242,57 +231,9 @@ struct LoadedModule::Impl {
 
 namespace {
 
-/// PTX2AMD_HOST_FIBERS=1: kernels that meet run as fibers even where a compiled workgroup
-/// exists (to compare, or to rule the compiled workgroups out).
-bool forceFibers() {
-  static const bool Force = [] {
-    const char *Env = getenv("PTX2AMD_HOST_FIBERS");
-    return Env && StringRef(Env) == "1";
-  }();
-  return Force;
-}
-
-/// At PTX2AMD_LOG=info or debug: each kernel left to the fiber fallback, and why; at debug also
-/// each kernel's lockstep points.
-/// Takes the retarget's plan for a kernel: its functions' symbols and reasons.
-void takePlan(KernelEntry &K, RetargetedKernel &RK) {
-  K.Unavailable = RK.Unavailable;
-  K.Fibers = RK.NeedsFibers;
-  K.LockstepPoints = RK.LockstepPoints;
-  K.Meta = std::move(RK.Meta);
-  K.EntrySymbol = RK.Entry;
-  K.LoopSymbol = RK.Loop;
-  K.WorkGroupSymbol = RK.WorkGroup;
-  K.FiberReason = RK.FiberReason;
-  K.WaveSymbol = RK.Wave;
-  K.WaveGroupSymbol = RK.WaveGroup;
-  K.VectorReason = RK.WaveReason;
-}
-
-/// How a kernel's workgroups run, the function that does it and why not otherwise: one line, for
-/// PTX2AMD_LOG=info and `ptx2amd compile --emit host-ll`.
-std::string describe(const KernelEntry &K) {
-  if (!K.Unavailable.empty())
-    return "cannot run here: " + K.Unavailable;
-  std::string S;
-  raw_string_ostream OS(S);
-  if (!K.WaveSymbol.empty())
-    OS << "waves (" << K.WaveSymbol << ")";
-  else if (!K.WaveGroupSymbol.empty())
-    OS << "waves that meet, as a compiled workgroup (" << K.WaveGroupSymbol << ")";
-  else if (!K.LoopSymbol.empty())
-    OS << "work-item loop (" << K.LoopSymbol << ")";
-  else if (!K.WorkGroupSymbol.empty())
-    OS << "compiled workgroup (" << K.WorkGroupSymbol << ")";
-  else
-    OS << "fibers (" << K.EntrySymbol << ")";
-  if (K.LockstepPoints)
-    OS << "; " << K.LockstepPoints << " lockstep points";
-  if (!K.VectorReason.empty())
-    OS << "; not vectorised: " << K.VectorReason;
-  if (!K.FiberReason.empty())
-    OS << "; fibers: " << K.FiberReason;
-  return S;
+/// The load's: vectorised waves, unless the environment forbids them.
+bool vectorizes(const LoadOptions &Opts) {
+  return Opts.VectorizeWaves && !Opts.Forced.NoWaveVectors;
 }
 
 /// At PTX2AMD_LOG=info, how each kernel runs, and the module's counts.
@@ -305,13 +246,12 @@ void logExecutions(const LoadedModule::Impl &P, StringRef Module) {
     return;
   unsigned Available = 0, Vector = 0, Fallback = 0;
   for (const KernelEntry &K : P.Kernels) {
-    errs() << "ptx2amd: host: kernel '" << K.Name << "': " << describe(K) << "\n";
-    if (!K.Unavailable.empty())
+    errs() << "ptx2amd: host: kernel '" << K.Name << "': " << describe(K.Plan) << "\n";
+    if (!K.Plan.Unavailable.empty())
       continue;
     ++Available;
-    Vector += !K.WaveSymbol.empty() || !K.WaveGroupSymbol.empty();
-    Fallback +=
-        K.Fibers && K.WaveSymbol.empty() && K.WaveGroupSymbol.empty() && K.WorkGroupSymbol.empty();
+    Vector += toExecution(K.Plan.How) == Execution::Waves;
+    Fallback += K.Plan.How == Mode::Fibers;
   }
   if (Available)
     errs() << "ptx2amd: host: " << Module << ": " << Vector << " of " << Available
@@ -334,16 +274,12 @@ std::vector<std::string> LoadedModule::kernels() const {
 
 std::string LoadedModule::unavailableReason(StringRef Kernel) const {
   KernelEntry *K = P->find(Kernel);
-  return K ? K->Unavailable : "no kernel '" + Kernel.str() + "' in the module";
+  return K ? K->Plan.Unavailable : "no kernel '" + Kernel.str() + "' in the module";
 }
 
 Execution LoadedModule::execution(StringRef Kernel) const {
   KernelEntry *K = P->find(Kernel);
-  if (K && (!K->WaveSymbol.empty() || !K->WaveGroupSymbol.empty()))
-    return Execution::Waves;
-  if (!K || !K->Fibers)
-    return Execution::Loop;
-  return K->WorkGroupSymbol.empty() ? Execution::Fibers : Execution::WorkGroup;
+  return K ? toExecution(K->Plan.How) : Execution::Loop;
 }
 
 bool LoadedModule::usesFibers(StringRef Kernel) const {
@@ -352,17 +288,17 @@ bool LoadedModule::usesFibers(StringRef Kernel) const {
 
 std::string LoadedModule::vectorReason(StringRef Kernel) const {
   KernelEntry *K = P->find(Kernel);
-  return K ? K->VectorReason : "no kernel '" + Kernel.str() + "' in the module";
+  return K ? K->Plan.VectorReason : "no kernel '" + Kernel.str() + "' in the module";
 }
 
 std::string LoadedModule::fiberReason(StringRef Kernel) const {
   KernelEntry *K = P->find(Kernel);
-  return K ? K->FiberReason : "";
+  return K ? K->Plan.FiberReason : "";
 }
 
 unsigned LoadedModule::lockstepPoints(StringRef Kernel) const {
   KernelEntry *K = P->find(Kernel);
-  return K ? K->LockstepPoints : 0;
+  return K ? K->Plan.LockstepPoints : 0;
 }
 
 Expected<void *> LoadedModule::global(StringRef Name) const {
@@ -376,7 +312,7 @@ const std::vector<GlobalInfo> &LoadedModule::globals() const { return P->Globals
 
 const amdgpu::KernelMetadata *LoadedModule::metadata(StringRef Kernel) const {
   KernelEntry *K = P->find(Kernel);
-  return K && K->Unavailable.empty() ? &K->Meta : nullptr;
+  return K && K->Plan.Unavailable.empty() ? &K->Meta : nullptr;
 }
 
 std::vector<uint8_t> LoadedModule::compiled() const {
@@ -387,17 +323,19 @@ std::vector<uint8_t> LoadedModule::compiled() const {
   Body.u8(P->HasOutput);
   Body.u32(uint32_t(P->Kernels.size()));
   for (const KernelEntry &K : P->Kernels) {
+    // The plan as format 6 has it: the function it runs in its slot, the others empty.
+    KernelFunctions Made = chosenFunctions(K.Plan);
     Body.str(K.Name);
-    Body.str(K.Unavailable);
-    Body.u8(K.Fibers);
-    Body.u32(K.LockstepPoints);
-    Body.str(K.EntrySymbol);
-    Body.str(K.LoopSymbol);
-    Body.str(K.WorkGroupSymbol);
-    Body.str(K.FiberReason);
-    Body.str(K.WaveSymbol);
-    Body.str(K.WaveGroupSymbol);
-    Body.str(K.VectorReason);
+    Body.str(K.Plan.Unavailable);
+    Body.u8(K.Plan.Meets);
+    Body.u32(K.Plan.LockstepPoints);
+    Body.str(K.Plan.EntrySymbol);
+    Body.str(Made.Loop);
+    Body.str(Made.WorkGroup);
+    Body.str(K.Plan.FiberReason);
+    Body.str(Made.Wave);
+    Body.str(Made.WaveGroup);
+    Body.str(K.Plan.VectorReason);
     writeMetadata(Body, K.Meta);
   }
   Body.u32(uint32_t(P->Globals.size()));
@@ -415,7 +353,21 @@ std::vector<uint8_t> LoadedModule::compiled() const {
   return std::move(W.Out);
 }
 
-Expected<std::string> Device::hostIdentity() { return host::hostIdentity(); }
+const HostOverrides &HostOverrides::environment() {
+  static const HostOverrides Env = [] {
+    HostOverrides O;
+    const char *Vector = getenv("PTX2AMD_HOST_VECTOR");
+    O.NoWaveVectors = Vector && StringRef(Vector) == "0";
+    const char *Fibers = getenv("PTX2AMD_HOST_FIBERS");
+    O.Fibers = Fibers && StringRef(Fibers) == "1";
+    return O;
+  }();
+  return Env;
+}
+
+Expected<std::string> Device::hostIdentity(const LoadOptions &Opts) {
+  return host::hostIdentity(!Opts.Forced.NoWaveVectors);
+}
 
 Expected<unsigned> Device::computeUnits() { return workerCount(); }
 
@@ -447,7 +399,7 @@ Expected<std::string> Device::retargetedModule(StringRef Ptx, StringRef Name,
   auto HT = hostTarget();
   if (!HT)
     return HT.takeError();
-  auto R = retargetModule(*Tr.Module, T, *HT, Opts.VectorizeWaves);
+  auto R = retargetModule(*Tr.Module, T, *HT, vectorizes(Opts));
   if (!R)
     return R.takeError();
   std::string S;
@@ -457,12 +409,8 @@ Expected<std::string> Device::retargetedModule(StringRef Ptx, StringRef Name,
       std::replace(Why.begin(), Why.end(), '\n', ' ');
       OS << "; kernel " << Tr.function(KR).Name << ": not translated: " << Why << "\n";
     }
-  for (RetargetedKernel &RK : R->Kernels) {
-    KernelEntry K;
-    K.Name = RK.Meta.Name;
-    takePlan(K, RK);
-    OS << "; kernel " << K.Name << ": " << describe(K) << "\n";
-  }
+  for (const RetargetedKernel &RK : R->Kernels)
+    OS << "; kernel " << RK.Meta.Name << ": " << describe(RK.Plan) << "\n";
   Tr.Module->print(OS, nullptr);
   return S;
 }
@@ -480,9 +428,9 @@ Device::loadPtx(StringRef Ptx, StringRef Name, const amdgpu::Target &T, const Lo
     K.Name = Tr.function(KR).Name;
     if (std::string Why = Tr.unavailableReason(KR); !Why.empty()) {
       std::replace(Why.begin(), Why.end(), '\n', ' ');
-      K.Unavailable = Tr.function(KR).State == pipeline::FunctionState::Failed
-                          ? "translation failed: " + Why
-                          : Why;
+      K.Plan.Unavailable = Tr.function(KR).State == pipeline::FunctionState::Failed
+                               ? "translation failed: " + Why
+                               : Why;
     }
     P->Kernels.push_back(std::move(K));
   }
@@ -494,11 +442,12 @@ Device::loadPtx(StringRef Ptx, StringRef Name, const amdgpu::Target &T, const Lo
   auto HT = hostTarget();
   if (!HT)
     return HT.takeError();
-  auto Identity = hostIdentity();
+  auto Identity = hostIdentity(Opts);
   if (!Identity)
     return Identity.takeError();
   P->HostIdentity = std::move(*Identity);
-  auto R = retargetModule(M, T, *HT, Opts.VectorizeWaves);
+  P->ForceFibers = Opts.Forced.Fibers;
+  auto R = retargetModule(M, T, *HT, vectorizes(Opts));
   if (!R)
     return R.takeError();
   P->StaticLdsBytes = R->StaticLdsBytes;
@@ -509,9 +458,10 @@ Device::loadPtx(StringRef Ptx, StringRef Name, const amdgpu::Target &T, const Lo
   P->Jit = std::move(*J);
   for (RetargetedKernel &RK : R->Kernels) {
     KernelEntry *K = P->find(RK.Meta.Name);
-    if (!K || !K->Unavailable.empty())
+    if (!K || !K->Plan.Unavailable.empty())
       continue;
-    takePlan(*K, RK);
+    K->Meta = std::move(RK.Meta);
+    K->Plan = std::move(RK.Plan);
   }
   if (Error E = P->bind())
     return E;
@@ -519,8 +469,8 @@ Device::loadPtx(StringRef Ptx, StringRef Name, const amdgpu::Target &T, const Lo
   return std::unique_ptr<LoadedModule>(new LoadedModule(std::move(P)));
 }
 
-Expected<std::unique_ptr<LoadedModule>> Device::loadCompiled(ArrayRef<uint8_t> Bytes,
-                                                             const amdgpu::Target &T) {
+Expected<std::unique_ptr<LoadedModule>>
+Device::loadCompiled(ArrayRef<uint8_t> Bytes, const amdgpu::Target &T, const LoadOptions &Opts) {
   auto Refuse = [](const Twine &Why) {
     return makeError(ErrorKind::BadInput, "compiled host module refused: " + Why);
   };
@@ -540,28 +490,31 @@ Expected<std::unique_ptr<LoadedModule>> Device::loadCompiled(ArrayRef<uint8_t> B
   P->T = &T;
   if (std::string Target = R.str(); Target != T.Name)
     return Refuse("compiled for " + Target + ", not " + T.Name);
-  auto Identity = hostIdentity();
+  auto Identity = hostIdentity(Opts);
   if (!Identity)
     return Identity.takeError();
   if (std::string Host = R.str(); Host != *Identity)
     return Refuse("compiled for host '" + Host + "', this one is '" + *Identity + "'");
   P->HostIdentity = std::move(*Identity);
+  P->ForceFibers = Opts.Forced.Fibers;
   P->StaticLdsBytes = R.u32();
   P->HasOutput = R.u8();
   uint32_t NumKernels = R.u32();
   for (uint32_t I = 0; I < NumKernels && R.ok(); ++I) {
     KernelEntry K;
+    KernelFunctions Made;
     K.Name = R.str();
-    K.Unavailable = R.str();
-    K.Fibers = R.u8();
-    K.LockstepPoints = R.u32();
-    K.EntrySymbol = R.str();
-    K.LoopSymbol = R.str();
-    K.WorkGroupSymbol = R.str();
-    K.FiberReason = R.str();
-    K.WaveSymbol = R.str();
-    K.WaveGroupSymbol = R.str();
-    K.VectorReason = R.str();
+    K.Plan.Unavailable = R.str();
+    K.Plan.Meets = R.u8();
+    K.Plan.LockstepPoints = R.u32();
+    K.Plan.EntrySymbol = R.str();
+    Made.Loop = R.str();
+    Made.WorkGroup = R.str();
+    K.Plan.FiberReason = R.str();
+    Made.Wave = R.str();
+    Made.WaveGroup = R.str();
+    K.Plan.VectorReason = R.str();
+    choosePlan(K.Plan, Made);
     readMetadata(R, K.Meta);
     P->Kernels.push_back(std::move(K));
   }
@@ -610,9 +563,10 @@ Expected<amdgpu::DeviceOutput> Device::launch(LoadedModule &LM, StringRef Kernel
   KernelEntry *K = P.find(Kernel);
   if (!K)
     return makeError(ErrorKind::BadInput, "no kernel '" + Kernel + "' in the module");
-  if (!K->Unavailable.empty())
+  if (!K->Plan.Unavailable.empty())
     return makeError(ErrorKind::Unsupported,
-                     "kernel '" + Kernel + "' cannot run on the host backend: " + K->Unavailable);
+                     "kernel '" + Kernel +
+                         "' cannot run on the host backend: " + K->Plan.Unavailable);
   amdgpu::LaunchGeometry G;
   G.Grid[0] = C.Grid.X;
   G.Grid[1] = C.Grid.Y;
@@ -643,22 +597,9 @@ Expected<amdgpu::DeviceOutput> Device::launch(LoadedModule &LM, StringRef Kernel
   static std::atomic<uint64_t> DispatchIds{0};
   KernelLaunch L;
   L.Name = K->Name;
-  L.Entry = K->Entry;
-  // Plain loops run a workgroup's work-items one after another, where blocks of a cooperative
-  // launch may wait for each other.
-  L.Loop = C.Cooperative ? nullptr : K->Loop;
-  if (!C.Fibers && !forceFibers()) {
-    L.WorkGroup = K->WorkGroup;
-    L.Resume = P.Resume;
-    // Waves run one after another too, where blocks of a cooperative launch may wait.
-    if (!C.Scalar && !C.Cooperative) {
-      L.Wave = K->Wave;
-      if (K->WaveGroup) {
-        L.WorkGroup = K->WaveGroup;
-        L.WaveItems = true;
-      }
-    }
-  }
+  L.Plan = &K->Plan;
+  L.How = launchMode(K->Plan, C, P.ForceFibers);
+  L.Resume = P.Resume;
   L.Cooperative = C.Cooperative;
   L.Workers = C.Workers;
   L.WaveSize = P.T->WaveSize;

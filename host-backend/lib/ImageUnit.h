@@ -13,7 +13,7 @@
 
 namespace ptx2amd::host {
 
-/// A runtime function of the emulator by name and type (Retarget.cpp's runtimeFunction).
+/// A runtime function of the emulator by name and type (Retargeter::runtimeFunction).
 using RuntimeFunctionFn = llvm::function_ref<llvm::Function *(llvm::StringRef, llvm::Type *,
                                                               llvm::ArrayRef<llvm::Type *>)>;
 

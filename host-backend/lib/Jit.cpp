@@ -5,7 +5,6 @@
 
 #include "MaskBits.h"
 #include "Retarget.h"
-#include "VectorizeWaves.h"
 
 #include "ptx2amd/amdgpu-backend/Codegen.h"
 #include "ptx2amd/support/Error.h"
@@ -117,12 +116,12 @@ Expected<HostTarget> hostTarget() {
   return HostTarget{JTMB->getTargetTriple().str(), hostDataLayout(*DL), Avx512};
 }
 
-Expected<std::string> hostIdentity() {
+Expected<std::string> hostIdentity(bool WaveVectors) {
   auto JTMB = hostMachine();
   if (!JTMB)
     return JTMB.takeError();
   return JTMB->getTargetTriple().str() + " " + JTMB->getCPU() + " " +
-         JTMB->getFeatures().getString() + (vectorizingWaves() ? "" : " no-wave-vectors");
+         JTMB->getFeatures().getString() + (WaveVectors ? "" : " no-wave-vectors");
 }
 
 Expected<std::unique_ptr<JitModule>> JitModule::link(ArrayRef<uint8_t> Object,

@@ -33,8 +33,9 @@ struct HostTarget {
 llvm::Expected<HostTarget> hostTarget();
 
 /// The triple, CPU and features host code is generated for: an object compiled for another
-/// identity may use instructions this CPU lacks.
-llvm::Expected<std::string> hostIdentity();
+/// identity may use instructions this CPU lacks; and " no-wave-vectors" unless \p WaveVectors
+/// (HostOverrides::NoWaveVectors), so that a cache keeps the two apart.
+llvm::Expected<std::string> hostIdentity(bool WaveVectors);
 
 using RuntimeSymbols = std::vector<std::pair<const char *, void *>>;
 

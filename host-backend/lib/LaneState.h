@@ -1,6 +1,6 @@
 // What a work-item of the host backend sees of itself: the record that replaced AMDGPU's
 // work-item registers. Translated code reaches its own through `__ptx2amd_host_state()` and
-// reads fields at these offsets (Retarget.cpp emits the loads; WorkItems.cpp fills the records).
+// reads fields at these offsets (Retargeter::field emits the loads, WorkItems.cpp fills them).
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,7 @@
-// The final AMDGPU module re-targeted to the host (x86-64): see Retarget.cpp.
+// The final AMDGPU module re-targeted to the host (x86-64): the passes in Pipeline.cpp.
 #pragma once
 
+#include "ExecutionPlan.h"
 #include "Jit.h"
 
 #include "ptx2amd/amdgpu-backend/KernelMetadata.h"
@@ -22,22 +23,7 @@ struct RetargetedKernel {
   /// Explicit arguments as laid out in the module, v5 hidden args; GroupSegmentFixedSize: the
   /// static LDS of the variables the kernel reaches (AMDGPU's figure, not the arena's layout).
   amdgpu::KernelMetadata Meta;
-  bool NeedsFibers = false;    ///< reaches a barrier or a cross-lane operation
-  unsigned LockstepPoints = 0; ///< wave meetings Lockstep.cpp inserted
-  std::string Entry;           ///< void(kernarg): one work-item (a fiber's)
-  /// void(kernarg): one work-item of a compiled workgroup, resumable (WorkGroup.cpp); empty
-  /// for plain kernels and for those left to fibers (FiberReason says why)
-  std::string WorkGroup;
-  std::string FiberReason;
-  /// void(kernarg, nx, ny, nz): every work-item of a workgroup (plain kernels only)
-  std::string Loop;
-  /// void(kernarg, ids, exec): one wave, its lanes as vectors (VectorizeWaves.cpp); empty when
-  /// the kernel is not vectorised (WaveReason says why)
-  std::string Wave, WaveReason;
-  /// void(kernarg): a wave of a vectorised kernel with barriers as a compiled workgroup's item
-  /// (its lanes' ids from LaneState::WaveIds); Wave is then empty
-  std::string WaveGroup;
-  std::string Unavailable; ///< why the kernel cannot run on the host (empty: it can)
+  ExecutionPlan Plan; ///< its functions' symbols, how they run and why not otherwise
 };
 
 struct RetargetedModule {
@@ -53,9 +39,9 @@ std::string hostDataLayout(const llvm::DataLayout &Host);
 /// become offsets in the workgroup's arena, llvm.amdgcn.* calls become work-item state reads or
 /// calls into the wave emulator, 32-bit pointer accesses go through zero-extended addresses,
 /// kernels become C functions taking the kernarg segment, vectorised over their waves where they
-/// can be when \p Vectorize (and PTX2AMD_HOST_VECTOR is not 0); then sets the host's triple and
-/// layout and verifies. An intrinsic or external function the host backend does not implement is an
-/// error that names it.
+/// can be when \p Vectorize; each kernel gets its execution plan; then sets the host's triple and
+/// layout and verifies. An intrinsic or external function the host backend does not implement is
+/// an error that names it. The passes, in order: Pipeline.cpp.
 llvm::Expected<RetargetedModule> retargetModule(llvm::Module &M, const amdgpu::Target &T,
                                                 const HostTarget &Host, bool Vectorize);
 

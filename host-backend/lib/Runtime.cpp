@@ -279,7 +279,7 @@ std::string Pool::describeFault(const Worker &W) const {
 /// A fiber's site is the return address of its runtime call; a compiled workgroup's, the number
 /// of its synchronisation point.
 std::string siteName(const Worker &W, uintptr_t Site) {
-  if (W.Launch->WorkGroup)
+  if (W.Launch->resumable())
     return "synchronisation point " + std::to_string(Site);
   return "0x" + utohexstr(Site);
 }
@@ -368,9 +368,10 @@ void Pool::runJob(Worker &W) {
     else if (Why == int(Abort::Internal))
       fail(FaultKind::Other, Where + ": " + W.Internal);
     else if (Why == int(Abort::Watchdog))
-      fail(FaultKind::Timeout, Where + ": no progress for " + std::to_string(L.WatchdogMs) +
-                                   " ms (watchdog, PTX2AMD_HOST_WATCHDOG_MS): " +
-                                   describeStall(W, Stopped, Held, !L.Loop && !L.Wave));
+      fail(FaultKind::Timeout,
+           Where + ": no progress for " + std::to_string(L.WatchdogMs) +
+               " ms (watchdog, PTX2AMD_HOST_WATCHDOG_MS): " +
+               describeStall(W, Stopped, Held, L.How != Mode::Loop && L.How != Mode::Waves));
     else
       fail(W.FaultSignal == SIGFPE   ? FaultKind::Arithmetic
            : W.FaultSignal == SIGILL ? FaultKind::Other
@@ -428,7 +429,7 @@ void Pool::runJob(Worker &W) {
     unsigned Lanes = std::min(WS, N - Wv * WS);
     return Lanes == 64 ? ~uint64_t(0) : (uint64_t(1) << Lanes) - 1;
   };
-  if (L.Wave || L.WaveItems) {
+  if (L.How == Mode::Waves || L.How == Mode::WavesWithBarriers) {
     WaveIds.assign(size_t(Waves) * 3 * WS, 0);
     for (unsigned I = 0; I < N; ++I) {
       uint32_t *Wv = &WaveIds[size_t(I / WS) * 3 * WS];
@@ -455,20 +456,20 @@ void Pool::runJob(Worker &W) {
     Running = Group;
     LaneState Base = BaseState(Group, W.Lds[0]);
     W.InKernel = 1;
-    if (L.Wave || L.Loop) {
+    if (L.How == Mode::Waves || L.How == Mode::Loop) {
       W.Plain = Base;
       W.Plain.PrivateLo = reinterpret_cast<uint64_t>(W.StackLo);
       W.Plain.PrivateHi = reinterpret_cast<uint64_t>(W.StackLo + ThreadStack);
       CurrentState = &W.Plain;
-      if (!L.Wave)
-        L.Loop(L.Kernarg, NX, NY, NZ);
-      for (unsigned Wv = 0; L.Wave && Wv < Waves; ++Wv) {
+      if (L.How == Mode::Loop)
+        L.Plan->Loop(L.Kernarg, NX, NY, NZ);
+      for (unsigned Wv = 0; L.How == Mode::Waves && Wv < Waves; ++Wv) {
         const uint32_t *Ids = &WaveIds[size_t(Wv) * 3 * WS];
         for (unsigned D = 0; D < 3; ++D) // what the watchdog reports of a wave that never ends
           W.Plain.ItemId[D] = Ids[D * WS];
-        L.Wave(L.Kernarg, Ids, WaveExec(Wv));
+        L.Plan->Wave(L.Kernarg, Ids, WaveExec(Wv));
       }
-    } else if (L.WaveItems) {
+    } else if (L.How == Mode::WavesWithBarriers) {
       // The workgroup's waves are its items.
       for (unsigned Wv = 0; Wv < Waves; ++Wv) {
         LaneState &S = W.Lanes[Wv].State;

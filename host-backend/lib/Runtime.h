@@ -2,6 +2,8 @@
 // WorkItems.cpp).
 #pragma once
 
+#include "ExecutionPlan.h"
+
 #include "ptx2amd/amdgpu-backend/Kernarg.h"
 
 #include "llvm/Support/Error.h"
@@ -13,25 +15,17 @@
 
 namespace ptx2amd::host {
 
-using EntryFn = void (*)(void *Kernarg);
-using LoopFn = void (*)(void *Kernarg, uint32_t NX, uint32_t NY, uint32_t NZ);
-using WaveFn = void (*)(void *Kernarg, const uint32_t *Ids, uint64_t Exec);
-
 /// One launch as the workers see it.
 struct KernelLaunch {
   std::string Name;
-  EntryFn Entry = nullptr; ///< one work-item (fibers)
-  LoopFn Loop = nullptr;   ///< every work-item of a workgroup (null: run fibers)
-  /// A compiled workgroup's work-item (null: fibers): started with the kernarg segment, resumed
-  /// at its next region with its frame through Resume.
-  EntryFn WorkGroup = nullptr;
+  const ExecutionPlan *Plan = nullptr; ///< the kernel's plan and functions
+  Mode How = Mode::Fibers;             ///< the plan's, or fibers where the launch asks (launchMode)
+  /// Resumes a resumable item (resumable()) at its next region, with its frame; the item starts
+  /// with the kernarg segment.
   void (*Resume)(void *Frame) = nullptr;
-  /// One wave, its lanes as vector elements (VectorizeWaves.cpp; null: work-items): preferred
-  /// to Loop and WorkGroup.
-  WaveFn Wave = nullptr;
-  /// WorkGroup's items are the workgroup's waves (a vectorised kernel with barriers), each
-  /// reading its lanes from LaneState::WaveIds/WaveExec.
-  bool WaveItems = false;
+  /// Whether work-items (or waves, WavesWithBarriers: each reading its lanes from
+  /// LaneState::WaveIds/WaveExec) are a compiled workgroup's resumable items.
+  bool resumable() const { return host::resumable(How); }
   unsigned WaveSize = 64;
   const amdgpu::LaunchGeometry *Geometry = nullptr;
   void *Kernarg = nullptr;

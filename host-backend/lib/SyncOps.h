@@ -1,6 +1,6 @@
 // The synchronisation points of the wave emulator, in one table: the emulator calls at which a
 // work-item waits for its wave or its workgroup, and how a wave's result is computed from what
-// its lanes posted. Retarget.cpp (which calls make a kernel meet), WorkGroup.cpp (where a
+// its lanes posted. Availability.cpp (which calls make a kernel meet), WorkGroup.cpp (where a
 // compiled workgroup is cut into regions) and WorkItems.cpp (fibers and compiled workgroups
 // alike) all read this table; a new cross-lane operation is a new Op and a new row.
 #pragma once
@@ -46,7 +46,7 @@ struct WaveOperands {
 struct SyncOp {
   Op Id;
   const char *Runtime;        ///< the emulator entry point that retargeted code calls (LaneState.h)
-  llvm::Intrinsic::ID Amdgcn; ///< the AMDGPU intrinsic that Retarget.cpp turns into that call
+  llvm::Intrinsic::ID Amdgcn; ///< the AMDGPU intrinsic AmdgcnIntrinsics.cpp turns into it
   SyncKind Kind;
   /// Wave kind: fills Result for the lanes in Exec.
   void (*Combine)(WaveOperands &W) = nullptr;

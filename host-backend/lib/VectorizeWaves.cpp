@@ -476,14 +476,6 @@ Function *prepare(Function &Entry, std::string &Why) {
 
 } // namespace
 
-bool vectorizingWaves() {
-  static const bool On = [] {
-    const char *Env = getenv("PTX2AMD_HOST_VECTOR");
-    return !(Env && StringRef(Env) == "0");
-  }();
-  return On;
-}
-
 std::string vectorizeWave(Function &Entry, StringRef Name, unsigned WaveSize, bool MaskedMemory,
                           bool &Barriers) {
   std::string Why;

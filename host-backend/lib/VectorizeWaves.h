@@ -25,9 +25,4 @@ namespace ptx2amd::host {
 std::string vectorizeWave(llvm::Function &Entry, llvm::StringRef Name, unsigned WaveSize,
                           bool MaskedMemory, bool &Barriers);
 
-/// False when PTX2AMD_HOST_VECTOR=0: no wave functions are made (every kernel runs its
-/// work-items one at a time), and the host identity says so (Jit.cpp), so that a cache keeps
-/// the two apart.
-bool vectorizingWaves();
-
 } // namespace ptx2amd::host

@@ -29,7 +29,7 @@ void laneMain(ctx::transfer_t T) {
   Worker &W = *CurrentWorker;
   W.Sched = T.fctx;
   Lane &L = *static_cast<Lane *>(T.data);
-  W.Launch->Entry(W.Launch->Kernarg);
+  W.Launch->Plan->Entry(W.Launch->Kernarg);
   L.St = Status::Exited;
   ctx::jump_fcontext(W.Sched, nullptr);
 }
@@ -48,12 +48,12 @@ bool resume(Worker &W, Lane &L) {
   W.Current = &L;
   CurrentState = &L.State;
   const bool Slept = L.Kind == Op::Sleep;
-  if (const KernelLaunch &K = *W.Launch; K.WorkGroup) {
+  if (const KernelLaunch &K = *W.Launch; K.resumable()) {
     // Up to its next synchronisation point, where it posts; a work-item that posts nothing has
     // returned.
     L.State.PostOp = NoPost;
     if (!L.Frame)
-      K.WorkGroup(K.Kernarg); // makes its frame and stops before the kernel's first instruction
+      K.Plan->Item(K.Kernarg); // makes its frame and stops before the kernel's first instruction
     K.Resume(L.Frame);
     if (L.State.PostOp == NoPost) {
       L.St = Status::Exited;
@@ -79,7 +79,7 @@ void advance(Worker &W) {
 /// Called by a lane: wait for the wave (or workgroup) at this operation, return its result.
 uint64_t meet(Op K, uint64_t A, uint64_t B, void *Site) {
   Worker *W = CurrentWorker;
-  if (!W || !W->Current || W->Launch->WorkGroup) {
+  if (!W || !W->Current || W->Launch->resumable()) {
     // A plain-loop kernel or a compiled workgroup that reaches a cross-lane operation: the
     // classification missed it.
     if (W && W->InKernel) {
@@ -131,7 +131,7 @@ void runFibers(Worker &W, const KernelLaunch &L, unsigned N, unsigned Groups,
   for (unsigned I = 0; I < All; ++I) {
     Lane &Ln = W.Lanes[I];
     uint8_t *Lo = fiberStack(W, I);
-    if (L.WorkGroup) {
+    if (L.resumable()) {
       // Its private variables: in its frame, or (those no synchronisation point separates) on
       // the worker's stack.
       Ln.Frame = nullptr;
@@ -263,7 +263,7 @@ __attribute__((noinline)) void __ptx2amd_host_barrier() {
 void __ptx2amd_host_sleep() {
   Worker *W = CurrentWorker;
   // A plain loop: nobody else to run. (A compiled workgroup posts its sleeps, never calls this.)
-  if (!W || !W->Current || W->Launch->WorkGroup)
+  if (!W || !W->Current || W->Launch->resumable())
     return;
   W->Current->Kind = Op::Sleep;
   ctx::transfer_t T = ctx::jump_fcontext(W->Sched, nullptr);

@@ -60,7 +60,7 @@ struct LaunchConfig {
   /// hidden_multigrid_sync_arg (%envreg1/%envreg2). A grid that does not fit is an error.
   bool Cooperative = false;
   /// Runs a compiled workgroup's kernel as fibers, the fallback (PTX2AMD_HOST_FIBERS=1 does so
-  /// for every launch): to compare the two.
+  /// for every launch: HostOverrides::Fibers): to compare the two.
   bool Fibers = false;
   /// Runs a vectorised kernel's work-items one at a time instead, as fibers (a vectorised kernel
   /// has no plain loop or compiled workgroup; loaded with PTX2AMD_HOST_VECTOR=0, no kernel is
@@ -70,6 +70,19 @@ struct LaunchConfig {
   /// more than there are: all). To time a kernel on one core beside all of them in one process.
   /// A cooperative launch uses every worker.
   unsigned Workers = 0;
+};
+
+/// What the process's environment forces on the host device, for comparing its ways of running
+/// kernels: read once, into every LoadOptions made (LoadOptions::Forced).
+struct HostOverrides {
+  /// PTX2AMD_HOST_VECTOR=0: no kernel is vectorised over its waves, whatever
+  /// LoadOptions::VectorizeWaves says; the host identity says so, so that a cache keeps the two
+  /// apart.
+  bool NoWaveVectors = false;
+  /// PTX2AMD_HOST_FIBERS=1: every launch of the module runs as LaunchConfig::Fibers asks.
+  bool Fibers = false;
+  /// The process's, read from its environment on first use.
+  static const HostOverrides &environment();
 };
 
 /// How a module is translated for the host: as for a code object of these options.
@@ -82,6 +95,8 @@ struct LoadOptions {
   /// "Waves as vectors"); false (or PTX2AMD_HOST_VECTOR=0 for every load): each kernel's work-items
   /// one at a time, a plain loop or a compiled workgroup.
   bool VectorizeWaves = true;
+  /// What the environment forces on the module and each of its launches.
+  HostOverrides Forced = HostOverrides::environment();
 };
 
 /// The version of LoadedModule::compiled()'s format; loadCompiled() refuses every other. 4: kernels
@@ -161,7 +176,8 @@ public:
   /// What compiled modules depend on besides the AMDGPU target: the triple, CPU and features host
   /// code is generated for (the detected CPU, or `PTX2AMD_HOST_CPU`: an LLVM CPU name such as
   /// x86-64, the baseline). A compiled form is only loaded where this is the same.
-  static llvm::Expected<std::string> hostIdentity();
+  /// (\p Opts: its Forced.NoWaveVectors, which the identity names.)
+  static llvm::Expected<std::string> hostIdentity(const LoadOptions &Opts = {});
   /// The compute units a cooperative launch may fill, starting the workers if needed: one a
   /// worker, which holds up to 2048 threads in up to 32 blocks at once.
   static llvm::Expected<unsigned> computeUnits();
@@ -182,8 +198,10 @@ public:
                                                       const LoadOptions &Opts = {});
   /// Loads what LoadedModule::compiled() returned, for \p T, linking its object only. Bytes of
   /// another format version, target or host, or that fail the checksum, are an error saying so.
+  /// Of \p Opts only Forced counts (the host identity, fibers for every launch).
   llvm::Expected<std::unique_ptr<LoadedModule>> loadCompiled(llvm::ArrayRef<uint8_t> Bytes,
-                                                             const amdgpu::Target &T);
+                                                             const amdgpu::Target &T,
+                                                             const LoadOptions &Opts = {});
 
   /// Device memory: host memory, zeroed, 256-byte aligned. Null when it cannot be allocated.
   void *allocate(size_t Bytes);

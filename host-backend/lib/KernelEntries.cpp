@@ -1,0 +1,117 @@
+// Kernel entries: each kernel becomes C functions of its kernarg segment (the kernel itself
+// becomes internal): an entry that runs one work-item (a fiber's, which every kernel has) and
+// either a loop over a workgroup's work-items, where no barrier or cross-lane operation is
+// reachable, or a compiled workgroup's resumable work-item (WorkGroup.cpp), where one is. Kernels
+// that meet and cannot run here get only their entry.
+#include "Retargeter.h"
+
+#include "LaneState.h"
+#include "SyncOps.h"
+#include "WorkGroup.h"
+
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Module.h"
+
+using namespace llvm;
+
+namespace ptx2amd::host {
+namespace {
+
+/// The kernel's arguments, pointers into the kernarg segment \p Kernarg (the kernel takes them
+/// byref), built at \p B.
+SmallVector<Value *, 8> kernelArguments(Retargeter &R, IRBuilder<> &B, const RetargetedKernel &K,
+                                        Value *Kernarg) {
+  Function &KF = R.kernel(K);
+  Value *KA = B.CreateAddrSpaceCast(Kernarg, PointerType::get(R.C, ASConst));
+  SmallVector<Value *, 8> Args;
+  for (unsigned I = 0; I < KF.arg_size(); ++I)
+    Args.push_back(B.CreateConstInBoundsGEP1_64(R.I8, KA, K.Meta.Args[I].Offset));
+  return Args;
+}
+
+/// void entry(kernarg): one work-item.
+Function *buildEntry(Retargeter &R, IRBuilder<> &B, const RetargetedKernel &K) {
+  auto *Entry = Function::Create(FunctionType::get(B.getVoidTy(), {R.Ptr}, false),
+                                 GlobalValue::ExternalLinkage, K.Plan.EntrySymbol, R.M);
+  Entry->addFnAttr(Attribute::NoUnwind);
+  B.SetInsertPoint(BasicBlock::Create(R.C, "entry", Entry));
+  B.CreateCall(&R.kernel(K), kernelArguments(R, B, K, Entry->getArg(0)));
+  B.CreateRetVoid();
+  return Entry;
+}
+
+/// void loop(kernarg, nx, ny, nz) named \p Name: every work-item of one workgroup, x fastest.
+void buildLoop(Retargeter &R, IRBuilder<> &B, const RetargetedKernel &K, StringRef Name) {
+  Function &KF = R.kernel(K);
+  auto *Loop =
+      Function::Create(FunctionType::get(B.getVoidTy(), {R.Ptr, R.I32, R.I32, R.I32}, false),
+                       GlobalValue::ExternalLinkage, Name, R.M);
+  Loop->addFnAttr(Attribute::NoUnwind);
+  Value *N[3] = {Loop->getArg(1), Loop->getArg(2), Loop->getArg(3)};
+  auto *EntryBB = BasicBlock::Create(R.C, "entry", Loop);
+  B.SetInsertPoint(EntryBB);
+  SmallVector<Value *, 8> Args = kernelArguments(R, B, K, Loop->getArg(0));
+  BasicBlock *Pre = EntryBB;
+  PHINode *Id[3];
+  BasicBlock *Header[3];
+  for (int D = 2; D >= 0; --D) {
+    Header[D] = BasicBlock::Create(R.C, "loop" + Twine(D), Loop);
+    B.CreateBr(Header[D]);
+    B.SetInsertPoint(Header[D]);
+    Id[D] = B.CreatePHI(R.I32, 2);
+    Id[D]->addIncoming(B.getInt32(0), Pre);
+    Pre = Header[D];
+  }
+  Value *S = B.CreateCall(R.stateFunction());
+  for (unsigned D = 0; D < 3; ++D)
+    B.CreateAlignedStore(Id[D], B.CreateConstInBoundsGEP1_32(R.I8, S, state::ItemId + 4 * D),
+                         Align(4))
+        ->setMetadata(LLVMContext::MD_alias_scope, R.StateScope);
+  // Waves start at multiples of the wave size of the linear work-item id.
+  Value *Linear =
+      B.CreateAdd(Id[0], B.CreateMul(N[0], B.CreateAdd(Id[1], B.CreateMul(N[1], Id[2]))));
+  B.CreateAlignedStore(B.CreateAnd(Linear, R.T.WaveSize - 1),
+                       B.CreateConstInBoundsGEP1_32(R.I8, S, state::LaneInWave), Align(4))
+      ->setMetadata(LLVMContext::MD_alias_scope, R.StateScope);
+  CallInst *Run = B.CreateCall(&KF, Args);
+  Run->addFnAttr(Attribute::AlwaysInline);
+  for (unsigned D = 0; D < 3; ++D) {
+    BasicBlock *Latch = B.GetInsertBlock();
+    Value *Next = B.CreateAdd(Id[D], B.getInt32(1));
+    Id[D]->addIncoming(Next, Latch);
+    auto *After = BasicBlock::Create(R.C, "done" + Twine(D), Loop);
+    B.CreateCondBr(B.CreateICmpULT(Next, N[D]), Header[D], After);
+    B.SetInsertPoint(After);
+  }
+  B.CreateRetVoid();
+}
+
+} // namespace
+
+void buildKernelEntries(Retargeter &R) {
+  // Within kernels that meet, every synchronisation point (s_sleep's yield too) must reach the
+  // body.
+  std::set<const Function *> Syncs;
+  for (const SyncOp &S : syncOps())
+    if (Function *F = R.M.getFunction(S.Runtime))
+      Syncs.insert(F);
+  SetVector<const Function *> ReachesSync = R.reachingCallers(Syncs);
+  IRBuilder<> B(R.C);
+  for (size_t I = 0; I < R.Out.Kernels.size(); ++I) {
+    RetargetedKernel &K = R.Out.Kernels[I];
+    KernelFunctions &Made = R.Made[I];
+    R.kernel(K).setLinkage(GlobalValue::InternalLinkage);
+    Function *Entry = buildEntry(R, B, K);
+    if (!K.Plan.Meets) {
+      Made.Loop = "__ptx2amd_host_loop_" + K.Meta.Name;
+      buildLoop(R, B, K, Made.Loop);
+    } else if (K.Plan.Unavailable.empty()) {
+      std::string Name = "__ptx2amd_host_wg_" + K.Meta.Name;
+      K.Plan.FiberReason = formWorkGroup(*Entry, Name, *R.stateFunction(), ReachesSync);
+      if (K.Plan.FiberReason.empty())
+        Made.WorkGroup = std::move(Name);
+    }
+  }
+}
+
+} // namespace ptx2amd::host
