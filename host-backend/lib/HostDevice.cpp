@@ -608,11 +608,13 @@ Expected<amdgpu::DeviceOutput> Device::launch(LoadedModule &LM, StringRef Kernel
   L.ImplicitArgs = Kernarg.get() + alignTo(K->Meta.explicitKernargSize(), 8);
   L.Packet = &*Packet;
   // The kernel asks for its own static LDS and the dynamic LDS (the packet's figure, which the
-  // limit applies to); its arena holds the module's static layout and the dynamic LDS after it.
-  if (Packet->GroupSegmentSize > MaxLdsBytes)
+  // target's limit applies to); its arena holds the module's static layout and the dynamic LDS
+  // after it.
+  if (Packet->GroupSegmentSize > P.T->LdsBytesPerWorkgroup)
     return makeError(ErrorKind::OutOfResources,
                      "kernel '" + Kernel + "': " + Twine(Packet->GroupSegmentSize) +
-                         " bytes of shared memory, more than " + Twine(MaxLdsBytes));
+                         " bytes of shared memory, more than the " +
+                         Twine(P.T->LdsBytesPerWorkgroup) + " of " + P.T->Name);
   L.LdsBytes = P.StaticLdsBytes + G.DynamicLdsBytes;
   L.DispatchId = ++DispatchIds;
   L.WatchdogMs = C.WatchdogMs ? C.WatchdogMs : defaultWatchdogMs();

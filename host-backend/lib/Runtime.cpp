@@ -601,8 +601,8 @@ Error Pool::run(const KernelLaunch &L) {
   if (Threads == 0 || Threads > MaxBlockSize)
     return makeError(ErrorKind::BadInput, "kernel '" + L.Name + "': a block of " + Twine(Threads) +
                                               " threads (1 to " + Twine(MaxBlockSize) + ")");
-  // The kernel's own need is checked against MaxLdsBytes by the caller; the arena (the module's
-  // static layout, then the dynamic LDS) by MaxLdsArenaBytes.
+  // The kernel's own need is checked against its target's LDS by the caller; the arena (the
+  // module's static layout, then the dynamic LDS) by MaxLdsArenaBytes.
   if (L.LdsBytes > MaxLdsArenaBytes)
     return makeError(ErrorKind::OutOfResources,
                      "kernel '" + L.Name + "': an LDS arena of " + Twine(L.LdsBytes) + " bytes");

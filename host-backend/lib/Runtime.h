@@ -48,12 +48,12 @@ struct KernelLaunch {
 inline constexpr unsigned CooperativeWorkItems = 2048;
 inline constexpr unsigned CooperativeWorkgroups = 32;
 
-/// Most work-items of one workgroup (CUDA's limit) and most LDS bytes of one workgroup.
+/// Most work-items of one workgroup (CUDA's limit). A workgroup's LDS is its target's
+/// (amdgpu::Target::LdsBytesPerWorkgroup: 64 KB, 160 KB on gfx950).
 inline constexpr unsigned MaxBlockSize = 1024;
-inline constexpr unsigned MaxLdsBytes = 64 * 1024;
 /// Most bytes of a launch's LDS arena: the module's static layout (every kernel's variables, so
 /// a library of many kernels, such as cub's, may have far more than one kernel can use), then
-/// the launch's dynamic LDS. A kernel's own static and dynamic LDS is held to MaxLdsBytes.
+/// the launch's dynamic LDS. A kernel's own static and dynamic LDS is held to its target's.
 inline constexpr uint64_t MaxLdsArenaBytes = 64ull << 20;
 
 /// Runs every workgroup of \p L on the process's workers (created on first use) and waits. A
