@@ -602,8 +602,18 @@ Expected<GlobalSymbol> LazyModule::global(StringRef VarName) {
     return withContext(std::move(E), "variable '" + VarName + "'");
   if (!Outline)
     return Whole.DeviceModule->global(VarName);
-  // A module translated per kernel has no variables of its own (grammar::outlineModule).
-  return makeError(ErrorKind::BadInput, "no variable '" + VarName + "' in '" + Name + "'");
+  // A module translated per kernel has only variables that no code names: they are the data
+  // slice's, translated at the first lookup of one (grammar::ModuleOutline::dataSlice).
+  if (!Outline->hasVariables())
+    return makeError(ErrorKind::BadInput, "no variable '" + VarName + "' in '" + Name + "'");
+  {
+    std::lock_guard<std::mutex> Lock(Data.Mutex);
+    if (!Data.Attempted)
+      Data.settle(Loader.loadUnit(Name, "variables", Outline->dataSlice(), Data));
+  }
+  if (Error E = Data.error())
+    return withContext(std::move(E), "variable '" + VarName + "'");
+  return Data.DeviceModule->global(VarName);
 }
 
 } // namespace ptx2amd::loader

@@ -105,7 +105,8 @@ struct Scanner {
     return false;
   }
   /// Past the `;` that ends a declaration at P (initializers' braces included); false without one.
-  bool skipToSemicolon() {
+  /// \p Names gets the identifiers of an initializer `= {...}` when not null.
+  bool skipToSemicolon(std::vector<std::string_view> *Names = nullptr) {
     while (!done()) {
       if (skipComment())
         continue;
@@ -113,7 +114,7 @@ struct Scanner {
       if (C == '"')
         skipString();
       else if (C == '{' || C == '(' || C == '[') {
-        if (!skipBalanced(nullptr))
+        if (!skipBalanced(C == '{' ? Names : nullptr))
           return false;
       } else if (C == ';') {
         ++P;
@@ -158,7 +159,6 @@ bool launchesFromDevice(std::string_view Name) {
 ModuleOutline outlineModule(std::string_view Ptx) {
   ModuleOutline O;
   Scanner Sc{Ptx};
-  std::string Variables;
   size_t Counted = 0, LineStart = 0; // newlines counted up to Counted; the last line's start
   uint32_t Line = 1;
   auto Refuse = [&](std::string Why) {
@@ -226,11 +226,12 @@ ModuleOutline outlineModule(std::string_view Ptx) {
       if (!Sc.skipToSemicolon())
         return Refuse("an unterminated .shared variable");
     } else if (isModuleVariable(W)) {
-      std::string_view Name = Sc.variableName();
-      if (!Sc.skipToSemicolon())
+      It.Kind = ModuleOutline::ItemKind::Variable;
+      It.Name = Sc.variableName();
+      if (It.Name.empty())
+        return Refuse("a " + std::string(W) + " variable without a name");
+      if (!Sc.skipToSemicolon(&It.Names)) // an initializer may name functions or variables
         return Refuse("an unterminated " + std::string(W) + " variable");
-      Variables += (Variables.empty() ? "" : ", ") + std::string(Name.empty() ? "?" : Name);
-      continue;
     } else {
       return Refuse("top-level directive " + std::string(W));
     }
@@ -250,8 +251,19 @@ ModuleOutline outlineModule(std::string_view Ptx) {
       O.Kernels.emplace_back(It.Name);
     O.Items.push_back(std::move(It));
   }
-  if (!Variables.empty())
-    return Refuse("its kernels share module variables (" + Variables + ")");
+  // Module variables have one address per module: a module whose code (or whose variables'
+  // initializers) names them is translated whole. Variables no code names are the data slice's.
+  std::string Named;
+  for (const ModuleOutline::Item &It : O.Items)
+    for (std::string_view N : It.Names)
+      if (auto F = O.ByName.find(N); F != O.ByName.end())
+        for (uint32_t I : F->second)
+          if ((O.Items[I].Kind == ModuleOutline::ItemKind::Variable ||
+               It.Kind == ModuleOutline::ItemKind::Variable) &&
+              Named.find(std::string(N)) == std::string::npos)
+            Named += (Named.empty() ? "" : ", ") + std::string(N);
+  if (!Named.empty())
+    return Refuse("its kernels share module variables (" + Named + ")");
   // A kernel named in a body is launched, or its address taken, from the device.
   for (const ModuleOutline::Item &It : O.Items)
     for (std::string_view N : It.Names)
@@ -260,6 +272,20 @@ ModuleOutline outlineModule(std::string_view Ptx) {
           if (O.Items[I].IsKernel)
             return Refuse("'" + std::string(It.Name) + "' names kernel '" + std::string(N) + "'");
   return O;
+}
+
+bool ModuleOutline::hasVariables() const {
+  return std::any_of(Items.begin(), Items.end(),
+                     [](const Item &It) { return It.Kind == ItemKind::Variable; });
+}
+
+std::string ModuleOutline::dataSlice() const {
+  if (!Why.empty() || !hasVariables())
+    return {};
+  std::vector<bool> Keep(Items.size());
+  for (size_t I = 0; I < Items.size(); ++I)
+    Keep[I] = Items[I].Kind == ItemKind::Variable;
+  return render(Keep);
 }
 
 std::string ModuleOutline::slice(std::string_view Kernel) const {
@@ -284,6 +310,10 @@ std::string ModuleOutline::slice(std::string_view Kernel) const {
       Work.insert(Work.end(), Items[I].Names.begin(), Items[I].Names.end());
     }
   }
+  return render(Keep);
+}
+
+std::string ModuleOutline::render(const std::vector<bool> &Keep) const {
   std::string Out;
   uint32_t Line = 1; // where Out ends
   for (size_t I = 0; I < Items.size(); ++I) {

@@ -468,6 +468,31 @@ TEST_CASE("kernels that share a module variable are translated together; EAGER t
   ok(D->copy(&Value, Counter.Address, sizeof Value, loader::CopyKind::DeviceToHost, nullptr));
   CHECK(Value == 43);
 
+  // A variable no code names leaves the kernels to themselves; its address comes from a module
+  // of the variables alone, translated at its first lookup.
+  const std::string Apart = R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .global .align 4 .u32 tag[2] = {7, 9};
+.visible .entry one(.param .u64 p) { .reg .b64 %rd<2>; ld.param.u64 %rd1, [p];
+  st.global.u32 [%rd1], 1; ret; }
+.visible .entry two(.param .u64 p) { .reg .b64 %rd<2>; ld.param.u64 %rd1, [p];
+  st.global.u32 [%rd1], 2; ret; }
+)";
+  loader::ModuleLoader LA(*D, Log.options());
+  auto A = ok(LA.open(bytesOf(Apart), "apart.ptx"));
+  ok(A->kernel("one"));
+  CHECK(LA.stats().Translations == 1);
+  loader::GlobalSymbol Tag = ok(A->global("tag"));
+  CHECK(LA.stats().Translations == 2);
+  CHECK(Log.count("translated 'apart.ptx [variables]'") == 1);
+  uint32_t TagValues[2] = {0, 0};
+  ok(D->copy(TagValues, Tag.Address, sizeof TagValues, loader::CopyKind::DeviceToHost, nullptr));
+  CHECK((TagValues[0] == 7 && TagValues[1] == 9));
+  CHECK(ok(A->global("tag")).Address == Tag.Address);
+  CHECK(errorText(A->global("none")).find("none") != std::string::npos);
+  CHECK(LA.stats().Translations == 2);
+
   // CUDA_MODULE_LOADING=EAGER: a module's first lookup translates each of its kernels.
   std::string Ptx =
       std::string(llvm::toStringRef(readBytes(PTX2AMD_CUDA_PTX_DIR "/vector_add.sm90.ptx")));

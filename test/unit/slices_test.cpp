@@ -139,13 +139,18 @@ TEST_CASE("kernels that share state are not sliced, and say why", "[slices]") {
   auto Why = [](const std::string &Extra) {
     return outlineModule(std::string(Header) + Extra + Body).unsliceable();
   };
-  CHECK(Why(".global .align 4 .u32 counter;\n").find("module variables (counter)") !=
+  CHECK(Why(".global .align 4 .u32 counter;\n.func use() { st.global.u32 [counter], 1; ret; }\n")
+            .find("module variables (counter)") != std::string::npos);
+  CHECK(Why(".global .align 8 .u64 table[1] = {generic(leaf)};\n").find("(leaf)") !=
         std::string::npos);
-  CHECK(Why(".const .align 4 .b8 table[8] = {1, 2, 3, 4, 5, 6, 7, 8};\n").find("table") !=
+  CHECK(Why(".const .align 4 .b8 table[8] = {1, 2, 3, 4, 5, 6, 7, 8};\n"
+            ".func look() { ld.const.u32 %r1, [table+4]; ret; }\n")
+            .find("table") != std::string::npos);
+  CHECK(Why(".global .texref tex;\n.func t() { mov.u64 %rd1, tex; ret; }\n").find("tex") !=
         std::string::npos);
-  CHECK(Why(".global .texref tex;\n").find("tex") != std::string::npos);
-  CHECK(Why(".global .attribute(.managed) .align 4 .u32 total;\n").find("(total)") !=
-        std::string::npos);
+  CHECK(Why(".global .attribute(.managed) .align 4 .u32 total;\n"
+            ".func m() { ld.global.u32 %r1, [total]; ret; }\n")
+            .find("(total)") != std::string::npos);
   CHECK(Why(".extern .func (.param .b32 r) cudaLaunchDeviceV2 (.param .b64 p, .param .b64 s);\n")
             .find("launches kernels from the device") != std::string::npos);
   CHECK(Why(".section .debug_str { }\n").find(".section") != std::string::npos);
@@ -154,4 +159,21 @@ TEST_CASE("kernels that share state are not sliced, and say why", "[slices]") {
   CHECK(Why("garbage\n").find("no directive") != std::string::npos);
   CHECK(Why(".func f() { ret;\n").find("unbalanced") != std::string::npos);
   CHECK(outlineModule(std::string(Header) + Body).slice("first") != "");
+}
+
+TEST_CASE("variables no code names stay out of the kernels' slices, in the data slice",
+          "[slices]") {
+  std::string Vars = ".global .align 1 .b8 ignore[1];\n"
+                     ".visible .const .align 4 .b8 unused_table[8] = {1, 2, 3, 4, 5, 6, 7, 8};\n";
+  std::string Ptx = std::string(Header) + Vars + Body;
+  ModuleOutline O = outlineModule(Ptx);
+  REQUIRE(O.unsliceable().empty());
+  CHECK(O.hasVariables());
+  CHECK_FALSE(has(O.slice("first"), "ignore"));
+  std::string Data = O.dataSlice();
+  CHECK(has(Data, ".global .align 1 .b8 ignore[1];"));
+  CHECK(has(Data, "unused_table[8] = {1, 2, 3, 4, 5, 6, 7, 8};"));
+  CHECK_FALSE(has(Data, ".entry"));
+  requireParses(Data);
+  CHECK(outlineModule(std::string(Header) + Body).dataSlice().empty());
 }

@@ -171,7 +171,8 @@ private:
   /// The kernels and their slices when the module is translated per kernel (its Ptx outlined
   /// once, at the first lookup); null otherwise.
   std::unique_ptr<grammar::ModuleOutline> Outline;
-  llvm::StringMap<Unit> Kernels;            ///< per kernel, as each is looked up
+  llvm::StringMap<Unit> Kernels; ///< per kernel, as each is looked up
+  Unit Data; ///< the variables no code names, at the first variable lookup (Outline set)
   std::unique_ptr<DeviceLaunches> Launches; ///< null: the module launches nothing itself
 };
 

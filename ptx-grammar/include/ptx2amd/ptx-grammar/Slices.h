@@ -10,9 +10,11 @@
 // cache key.
 //
 // A module whose kernels share state cannot be translated one kernel at a time: module variables
-// (.global, .const, texture and surface references) have one address per module, device-side
-// launches name the module's other kernels, and debug sections name its functions. Such a
-// module's outline says why (Unsliceable) and it is translated whole.
+// (.global, .const, texture and surface references) that its code names have one address per
+// module, device-side launches name the module's other kernels, and debug sections name its
+// functions. Such a module's outline says why (Unsliceable) and it is translated whole. Variables
+// no code names (libcu++'s tag objects in NVIDIA's libraries) are no kernel's: dataSlice() holds
+// them, for a host that asks for their addresses.
 #pragma once
 
 #include <cstdint>
@@ -32,18 +34,26 @@ public:
   /// The PTX of \p Kernel and what it reaches; empty for a name that is no kernel of the module,
   /// or when the module is unsliceable.
   std::string slice(std::string_view Kernel) const;
+  /// Whether the module has variables (which no code names, when it is sliceable).
+  bool hasVariables() const;
+  /// The header and every module variable, on their lines: a module of no code; empty when the
+  /// module has no variables or is unsliceable.
+  std::string dataSlice() const;
 
 private:
   friend ModuleOutline outlineModule(std::string_view Ptx);
-  enum class ItemKind { Header, Function, Shared };
+  enum class ItemKind { Header, Function, Shared, Variable };
   struct Item {
     ItemKind Kind;
     std::string_view Text;               ///< verbatim, from its first directive to its `;` or `}`
     std::string_view Name;               ///< of a function or variable
     bool IsKernel = false;               ///< a .entry
     uint32_t Line = 1, Column = 1;       ///< where Text starts in the module
-    std::vector<std::string_view> Names; ///< the identifiers its body uses, sorted, unique
+    std::vector<std::string_view> Names; ///< the identifiers its body (or initializer) uses
   };
+  /// The items \p Keep marks, and the header, verbatim on their lines of the module.
+  std::string render(const std::vector<bool> &Keep) const;
+
   std::vector<Item> Items;
   /// Function and .shared variable name -> its items (a declaration and a definition).
   std::unordered_map<std::string_view, std::vector<uint32_t>> ByName;
