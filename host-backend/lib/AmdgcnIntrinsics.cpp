@@ -66,10 +66,7 @@ bool lowerAmdgcn(Retargeter &R, CallInst *CI, IRBuilder<> &B) {
     SmallVector<Type *, 4> Types;
     for (Value *V : Args)
       Types.push_back(V->getType());
-    CallInst *Lowered = B.CreateCall(R.runtimeFunction(Name, Ret, Types, Convergent), Args);
-    Lowered->setTailCallKind(
-        CallInst::TCK_NoTail); // the emulator identifies a call by its return address
-    return Lowered;
+    return B.CreateCall(R.runtimeFunction(Name, Ret, Types, Convergent), Args);
   };
   // Any first-class value of up to 64 bits through the emulator's i64.
   auto ToI64 = [&](Value *V) -> Value * {

@@ -2,7 +2,8 @@
 // becomes internal): an entry that runs one work-item (a fiber's, which every kernel has) and
 // either a loop over a workgroup's work-items, where no barrier or cross-lane operation is
 // reachable, or a compiled workgroup's resumable work-item (WorkGroup.cpp), where one is. Kernels
-// that meet and cannot run here get only their entry.
+// that meet and cannot run here get only their entry. Once every other function is made, the
+// synchronisation calls that fibers make post their sites (numberFiberSites).
 #include "Retargeter.h"
 
 #include "LaneState.h"
@@ -110,6 +111,47 @@ void buildKernelEntries(Retargeter &R) {
       K.Plan.FiberReason = formWorkGroup(*Entry, Name, *R.stateFunction(), ReachesSync);
       if (K.Plan.FiberReason.empty())
         Made.WorkGroup = std::move(Name);
+    }
+  }
+}
+
+void numberFiberSites(Retargeter &R) {
+  std::set<const Function *> Syncs;
+  for (const SyncOp &S : syncOps())
+    if (Function *F = R.M.getFunction(S.Runtime))
+      Syncs.insert(F);
+  if (Syncs.empty())
+    return;
+  // Inlined, each call of a function is its own site, as in the compiled workgroup: two calls of
+  // one shuffle function are two operations. (Where one cannot be, FiberReason says so.)
+  SetVector<const Function *> ReachesSync = R.reachingCallers(Syncs);
+  for (RetargetedKernel &K : R.Out.Kernels)
+    if (K.Plan.Meets && K.Plan.Unavailable.empty() && K.Plan.FiberReason.empty())
+      (void)inlineSyncPaths(R.kernel(K), ReachesSync);
+  // Numbered in reverse post-order, as the compiled workgroup's sites: a lane at the join of a
+  // divergent branch waits for the lanes still in it. (Return addresses, the sites before,
+  // follow the host's code layout, which may put a rarely taken branch after its join: the
+  // join's shuffle ran without the lanes in it.) The generated functions make no calls that
+  // fibers run.
+  uint64_t Site = 0;
+  IRBuilder<> B(R.C);
+  for (Function &F : R.M) {
+    if (F.isDeclaration() || F.getName().starts_with("__ptx2amd_host_"))
+      continue;
+    std::vector<CallInst *> Calls = syncCalls(F);
+    // A yield (s_sleep) meets nobody: no site.
+    erase_if(Calls, [](CallInst *CI) {
+      return findSyncOp(CI->getCalledFunction()->getName())->Kind == SyncKind::Yield;
+    });
+    if (Calls.empty())
+      continue;
+    B.SetInsertPoint(&*F.getEntryBlock().getFirstNonPHIOrDbgOrAlloca());
+    Value *State = B.CreateCall(R.stateFunction());
+    for (CallInst *CI : Calls) {
+      // No alias scope: the call reads it, and the calls are marked not to touch LaneState.
+      B.SetInsertPoint(CI);
+      B.CreateAlignedStore(B.getInt64(++Site),
+                           B.CreateConstInBoundsGEP1_32(R.I8, State, state::PostSite), Align(8));
     }
   }
 }

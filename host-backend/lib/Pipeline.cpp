@@ -79,6 +79,7 @@ Expected<RetargetedModule> retargetModule(Module &M, const amdgpu::Target &T,
     return E;
   dropOversizedWaveFrames(R); // WaveFunctions.cpp: waves whose frames would not fit
   planKernels(R);             // Pipeline.cpp: one plan per kernel, the other functions erased
+  numberFiberSites(R);        // KernelEntries.cpp: the sites that fibers' calls post
   lowerLdsAtomics(R.M);       // LdsAtomics.cpp: plain read-modify-writes
 
   std::string Text;

@@ -95,6 +95,8 @@ void vectorizeKernels(Retargeter &R);
 void dropOversizedWaveFrames(Retargeter &R);
 /// Pipeline.cpp: each kernel's plan (choosePlan); the functions it does not run are erased.
 void planKernels(Retargeter &R);
+/// KernelEntries.cpp: the synchronisation calls that fibers make post their sites, numbered.
+void numberFiberSites(Retargeter &R);
 /// LdsAtomics.cpp: LDS atomics become plain read-modify-writes.
 void lowerLdsAtomics(llvm::Module &M);
 

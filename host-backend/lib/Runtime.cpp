@@ -276,13 +276,8 @@ std::string Pool::describeFault(const Worker &W) const {
   return "invalid memory access at " + Hex(A);
 }
 
-/// A fiber's site is the return address of its runtime call; a compiled workgroup's, the number
-/// of its synchronisation point.
-std::string siteName(const Worker &W, uintptr_t Site) {
-  if (W.Launch->resumable())
-    return "synchronisation point " + std::to_string(Site);
-  return "0x" + utohexstr(Site);
-}
+/// Fibers and compiled workgroups alike post the number of their synchronisation point.
+std::string siteName(uintptr_t Site) { return "synchronisation point " + std::to_string(Site); }
 
 /// Linear work-item ids as ranges: "0-15, 17, 20-63".
 std::string idRanges(const std::vector<unsigned> &Ids) {
@@ -334,7 +329,7 @@ std::string describeStall(const Worker &W, const Lane *Running, unsigned N, bool
                     " work-items wait at it (";
   bool First = true;
   for (auto &[Site, Count] : Sites) {
-    Msg += (First ? "" : ", ") + std::to_string(Count) + " at " + siteName(W, Site);
+    Msg += (First ? "" : ", ") + std::to_string(Count) + " at " + siteName(Site);
     First = false;
   }
   Msg += "); work-items " + idRanges(Elsewhere) + " never reached it";

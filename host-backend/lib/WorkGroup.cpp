@@ -45,8 +45,21 @@ const SyncOp *syncOpOf(const CallBase &CB) {
   return Callee && Callee->isDeclaration() ? findSyncOp(Callee->getName()) : nullptr;
 }
 
-/// Brings every call on the way to a synchronisation point into \p F; the reason when some
-/// cannot be.
+/// What the coroutine lowering cannot keep in a frame.
+std::string unsupportedFrame(Function &F) {
+  for (Instruction &I : instructions(F)) {
+    if (auto *AI = dyn_cast<AllocaInst>(&I); AI && !AI->isStaticAlloca())
+      return "a dynamically sized private allocation";
+    if (auto *II = dyn_cast<IntrinsicInst>(&I))
+      if (II->getIntrinsicID() == Intrinsic::stacksave ||
+          II->getIntrinsicID() == Intrinsic::stackrestore)
+        return "a stack save/restore";
+  }
+  return "";
+}
+
+} // namespace
+
 std::string inlineSyncPaths(Function &F, const SetVector<const Function *> &ReachesSync) {
   bool AddressTakenSyncs = any_of(
       ReachesSync, [](const Function *G) { return !G->isDeclaration() && G->hasAddressTaken(); });
@@ -79,20 +92,15 @@ std::string inlineSyncPaths(Function &F, const SetVector<const Function *> &Reac
   }
 }
 
-/// What the coroutine lowering cannot keep in a frame.
-std::string unsupportedFrame(Function &F) {
-  for (Instruction &I : instructions(F)) {
-    if (auto *AI = dyn_cast<AllocaInst>(&I); AI && !AI->isStaticAlloca())
-      return "a dynamically sized private allocation";
-    if (auto *II = dyn_cast<IntrinsicInst>(&I))
-      if (II->getIntrinsicID() == Intrinsic::stacksave ||
-          II->getIntrinsicID() == Intrinsic::stackrestore)
-        return "a stack save/restore";
-  }
-  return "";
+std::vector<CallInst *> syncCalls(Function &F) {
+  std::vector<CallInst *> Syncs;
+  ReversePostOrderTraversal<Function *> RPO(&F);
+  for (BasicBlock *BB : RPO)
+    for (Instruction &I : *BB)
+      if (auto *CI = dyn_cast<CallInst>(&I); CI && syncOpOf(*CI))
+        Syncs.push_back(CI);
+  return Syncs;
 }
-
-} // namespace
 
 std::string formWorkGroup(Function &Entry, StringRef Name, Function &State,
                           const SetVector<const Function *> &ReachesSync) {
@@ -114,16 +122,11 @@ std::string formWorkGroup(Function &Entry, StringRef Name, Function &State,
   // Synchronisation points in reverse post-order: a wave runs the group at the lowest site
   // first, so lanes that went ahead to where the wave reconverges (after a loop, past a
   // divergent branch) wait for the others to get there.
-  std::vector<CallInst *> Syncs;
-  ReversePostOrderTraversal<Function *> RPO(F);
-  for (BasicBlock *BB : RPO)
-    for (Instruction &I : *BB)
-      if (auto *CI = dyn_cast<CallInst>(&I); CI && syncOpOf(*CI)) {
-        if (CI->arg_size() > 2)
-          return Drop("synchronisation point '" + CI->getCalledFunction()->getName().str() +
-                      "' with more than two operands");
-        Syncs.push_back(CI);
-      }
+  std::vector<CallInst *> Syncs = syncCalls(*F);
+  for (CallInst *CI : Syncs)
+    if (CI->arg_size() > 2)
+      return Drop("synchronisation point '" + CI->getCalledFunction()->getName().str() +
+                  "' with more than two operands");
   // Unreachable blocks may still hold some: they never run, a trap keeps them valid.
   for (Instruction &I : make_early_inc_range(instructions(*F)))
     if (auto *CI = dyn_cast<CallInst>(&I); CI && syncOpOf(*CI) && !is_contained(Syncs, CI)) {

@@ -7,8 +7,10 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <vector>
 
 namespace llvm {
+class CallInst;
 class Function;
 class Module;
 } // namespace llvm
@@ -28,6 +30,14 @@ namespace ptx2amd::host {
 /// Returns the reason when the kernel must stay on fibers (the copy is then not made).
 std::string formWorkGroup(llvm::Function &Entry, llvm::StringRef Name, llvm::Function &State,
                           const llvm::SetVector<const llvm::Function *> &ReachesSync);
+
+/// Inlines into \p F every call on the way to a synchronisation point; the reason when one
+/// cannot be (what was inlined until then stays).
+std::string inlineSyncPaths(llvm::Function &F,
+                            const llvm::SetVector<const llvm::Function *> &ReachesSync);
+/// \p F's synchronisation calls in reverse post-order of its blocks, the order their sites are
+/// numbered in (those in unreachable blocks are left out).
+std::vector<llvm::CallInst *> syncCalls(llvm::Function &F);
 
 /// Splits the coroutines formWorkGroup made (LLVM's coroutine passes) and defines
 /// __ptx2amd_host_resume(frame) when there are any; run once the module has the host's layout.

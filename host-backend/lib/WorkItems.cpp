@@ -76,8 +76,9 @@ void advance(Worker &W) {
   W.Progress.store(W.Progress.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
-/// Called by a lane: wait for the wave (or workgroup) at this operation, return its result.
-uint64_t meet(Op K, uint64_t A, uint64_t B, void *Site) {
+/// Called by a lane: wait for the wave (or workgroup) at this operation, return its result. The
+/// kernel stored the call's site before it (numberFiberSites).
+uint64_t meet(Op K, uint64_t A, uint64_t B) {
   Worker *W = CurrentWorker;
   if (!W || !W->Current || W->Launch->resumable()) {
     // A plain-loop kernel or a compiled workgroup that reaches a cross-lane operation: the
@@ -92,7 +93,7 @@ uint64_t meet(Op K, uint64_t A, uint64_t B, void *Site) {
   L.Kind = K;
   L.State.PostA = A;
   L.State.PostB = B;
-  L.Site = reinterpret_cast<uintptr_t>(Site);
+  L.Site = L.State.PostSite;
   L.St = Status::Blocked;
   ctx::transfer_t T = ctx::jump_fcontext(W->Sched, nullptr);
   CurrentWorker->Sched = T.fctx;
@@ -196,10 +197,10 @@ void runFibers(Worker &W, const KernelLaunch &L, unsigned N, unsigned Groups,
         }
         AtWaveOp |= Lowest[V] != NoSite;
       }
-      // Per wave with lanes waiting in a wave operation: the group at the lowest code address
-      // runs it. A wave runs code in layout order: the first part of a divergent region before
-      // the other, a loop's body before what follows it, so lanes that went ahead (to where the
-      // wave reconverges) wait for the others to come.
+      // Per wave with lanes waiting in a wave operation: the group at the lowest site runs it.
+      // Sites are numbered in reverse post-order of the kernel's blocks (WorkGroup.cpp,
+      // numberFiberSites): a divergent region before its join, a loop's body before what
+      // follows it, so lanes that went ahead (to where the wave reconverges) wait for the others.
       if (AtWaveOp) {
         for (unsigned V = 0; V < Waves; ++V)
           if (Lowest[V] != NoSite)
@@ -236,29 +237,21 @@ extern "C" {
 
 LaneState *__ptx2amd_host_state() { return CurrentState; }
 
-__attribute__((noinline)) uint64_t __ptx2amd_host_ballot(uint32_t Pred) {
-  return meet(Op::Ballot, Pred != 0, 0, __builtin_return_address(0));
+uint64_t __ptx2amd_host_ballot(uint32_t Pred) { return meet(Op::Ballot, Pred != 0, 0); }
+
+uint32_t __ptx2amd_host_bpermute(uint32_t Address, uint32_t Data) {
+  return uint32_t(meet(Op::Bpermute, Address, Data));
 }
 
-__attribute__((noinline)) uint32_t __ptx2amd_host_bpermute(uint32_t Address, uint32_t Data) {
-  return uint32_t(meet(Op::Bpermute, Address, Data, __builtin_return_address(0)));
+uint64_t __ptx2amd_host_readlane(uint64_t Value, uint32_t Lane) {
+  return meet(Op::Readlane, Value, Lane);
 }
 
-__attribute__((noinline)) uint64_t __ptx2amd_host_readlane(uint64_t Value, uint32_t Lane) {
-  return meet(Op::Readlane, Value, Lane, __builtin_return_address(0));
-}
+uint64_t __ptx2amd_host_readfirstlane(uint64_t Value) { return meet(Op::Readfirstlane, Value, 0); }
 
-__attribute__((noinline)) uint64_t __ptx2amd_host_readfirstlane(uint64_t Value) {
-  return meet(Op::Readfirstlane, Value, 0, __builtin_return_address(0));
-}
+void __ptx2amd_host_wave_barrier() { meet(Op::WaveBarrier, 0, 0); }
 
-__attribute__((noinline)) void __ptx2amd_host_wave_barrier() {
-  meet(Op::WaveBarrier, 0, 0, __builtin_return_address(0));
-}
-
-__attribute__((noinline)) void __ptx2amd_host_barrier() {
-  meet(Op::Barrier, 0, 0, __builtin_return_address(0));
-}
+void __ptx2amd_host_barrier() { meet(Op::Barrier, 0, 0); }
 
 void __ptx2amd_host_sleep() {
   Worker *W = CurrentWorker;

@@ -45,8 +45,8 @@ enum class Status : uint8_t { Ready, Blocked, Exited };
 struct alignas(64) Lane {
   Status St = Status::Ready;
   Op Kind = Op::Barrier;
-  /// Where it waits: the compiled workgroup's site number, or the fiber's return address of
-  /// the runtime call. Its operands are State.PostA/PostB, its result State.Result.
+  /// Where it waits: the site number its code posted (State.PostSite). Its operands are
+  /// State.PostA/PostB, its result State.Result.
   uintptr_t Site = 0;
   void *Frame = nullptr; ///< its coroutine frame (a compiled workgroup), once started
   LaneState State;

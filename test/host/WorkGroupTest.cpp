@@ -104,6 +104,49 @@ SLEEP:
 }
 )";
 
+// Lane 0 of each warp shuffles alone (a wave operation of its own) in a branch that the host's
+// code lays out after the join (beta == 0 and n == 0: two unlikely branches, so the join follows
+// the likely path), then the warp reads lane 0's value there: out[2 tid] = 2 (warp's first tid + 1)
+// when both are 0, else warp's first tid + 1; out[2 tid + 1] = tid or n. Fibers ran the wave's
+// operations at the lowest code address first: the join's shuffle ran without lane 0 (cuSPARSE's
+// csrmv_v3_kernel: a lane's lockstep point in a branch taken when beta == 0).
+const char *LateBranch = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry late_branch(.param .u64 out, .param .f32 beta, .param .u32 n) {
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  .reg .f32 %f<2>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  ld.param.f32 %f1, [beta];
+  ld.param.u32 %r6, [n];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %laneid;
+  mul.wide.u32 %rd2, %r1, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  add.s32 %r3, %r1, 1;
+  setp.neu.f32 %p1, %f1, 0f00000000;
+  @%p1 bra MAIN;
+  st.global.u32 [%rd3+4], %r1;
+  setp.ne.s32 %p2, %r6, 0;
+  @%p2 bra MAIN;
+  setp.ne.s32 %p3, %r2, 0;
+  @%p3 bra JOIN;
+  shfl.sync.idx.b32 %r4, %r3, 0, 31, 1;
+  add.s32 %r3, %r3, %r4;
+  bra.uni JOIN;
+MAIN:
+  st.global.u32 [%rd3+4], %r6;
+JOIN:
+  shfl.sync.idx.b32 %r5, %r3, 0, 31, -1;
+  st.global.u32 [%rd3], %r5;
+  ret;
+}
+)";
+
 } // namespace
 
 TEST_CASE("no kernel of the CUDA programs that meets falls back to fibers",
@@ -147,6 +190,35 @@ TEST_CASE("a wave operation waits for a lane that sleeps on its way there", "[wo
       CHECK(Out.read() == Want);
     }
   }
+}
+
+TEST_CASE("a wave operation at a join waits for a lane in a branch laid out after it",
+          "[workgroup]") {
+  for (const char *Target : WaveTargets)
+    for (bool Vectorize : {false, true}) {
+      auto M = loadText(LateBranch, Target, Vectorize);
+      REQUIRE(M->unavailableReason("late_branch") == "");
+      for (bool Fibers : {false, true})
+        for (uint32_t N : {0u, 5u}) {
+          INFO(Target << (Vectorize ? " vectorised" : "") << (Fibers ? " as fibers" : "") << " n "
+                      << N);
+          const unsigned Items = 96;
+          Buffer<uint32_t> Out(2 * Items);
+          uint32_t *P = Out.get();
+          float Beta = 0;
+          uint32_t Count = N;
+          host::LaunchConfig C{{1}, {Items}};
+          C.Fibers = Fibers;
+          launch(*M, "late_branch", C, {&P, &Beta, &Count});
+          std::vector<uint32_t> Want(2 * Items);
+          for (unsigned I = 0; I < Items; ++I) {
+            const uint32_t First = (I & ~31u) + 1;
+            Want[2 * I] = N ? First : 2 * First;
+            Want[2 * I + 1] = N ? N : I;
+          }
+          CHECK(Out.read() == Want);
+        }
+    }
 }
 
 TEST_CASE("a barrier in a recursive function keeps its kernel on fibers", "[workgroup]") {

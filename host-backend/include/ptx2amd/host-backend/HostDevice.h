@@ -102,8 +102,9 @@ struct LoadOptions {
 /// The version of LoadedModule::compiled()'s format; loadCompiled() refuses every other. 4: kernels
 /// carry lockstep points (code cached before them would run warp-synchronous code wrongly); 5:
 /// each kernel's count of them, and LaneState's posts first (the code reads other offsets); 6:
-/// each kernel's wave function (or why it has none).
-inline constexpr uint32_t CompiledFormatVersion = 6;
+/// each kernel's wave function (or why it has none); 7: fibers' synchronisation calls post
+/// their sites (the runtime reads the site the code stored, no longer the return address).
+inline constexpr uint32_t CompiledFormatVersion = 7;
 
 /// How a kernel's workgroup runs.
 enum class Execution {
