@@ -18,11 +18,6 @@
 
 namespace ptx2amd::host::workers {
 
-// Initial-exec: kernel code reads its state at every region, and the general model's
-// __tls_get_addr was a tenth of a compiled workgroup's time (two pointers of static TLS).
-__attribute__((tls_model("initial-exec"))) constinit thread_local Worker *CurrentWorker = nullptr;
-__attribute__((tls_model("initial-exec"))) constinit thread_local LaneState *CurrentState = nullptr;
-
 namespace {
 
 void laneMain(ctx::transfer_t T) {

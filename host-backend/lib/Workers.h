@@ -108,7 +108,8 @@ inline uint8_t *fiberStack(const Worker &W, unsigned I) {
 
 // Initial-exec: kernel code reads its state at every region, and the general model's
 // __tls_get_addr was a tenth of a compiled workgroup's time (two pointers of static TLS).
-// Defined in WorkItems.cpp; constinit lets Runtime.cpp read them without a TLS wrapper call.
+// Defined in ThreadState.cpp, a shared library of its own (why: there); constinit lets
+// Runtime.cpp read them without a TLS wrapper call.
 extern __attribute__((tls_model("initial-exec"))) constinit thread_local Worker *CurrentWorker;
 extern __attribute__((tls_model("initial-exec"))) constinit thread_local LaneState *CurrentState;
 
