@@ -1,7 +1,8 @@
 // Shared by the test programs: CK(call) checks a CUDA runtime call, CU(call) a driver call,
-// NVRTC(call) an NVRTC call and EXPECT(cond) a condition; when one fails, it prints the
-// program's FAIL verdict (kName is the program's name) and returns 1 from main. Each macro needs
-// only the header of the API it checks, where it is used.
+// NVRTC(call) an NVRTC call, LIB(call) a CUDA-X library's call (cuBLAS, cuFFT, cuRAND,
+// cuSPARSE, cuSOLVER: each status type says success with 0) and EXPECT(cond) a condition; when one
+// fails, it prints the program's FAIL verdict (kName is the program's name) and returns 1 from
+// main. Each macro needs only the header of the API it checks, where it is used.
 #pragma once
 
 #include <cstdio>
@@ -39,6 +40,15 @@
     nvrtcResult r_ = (call);                                                                       \
     if (r_ != NVRTC_SUCCESS) {                                                                     \
       printf("FAIL %s: %s (line %d): %s\n", kName, #call, __LINE__, nvrtcGetErrorString(r_));      \
+      return 1;                                                                                    \
+    }                                                                                              \
+  } while (0)
+
+#define LIB(call)                                                                                  \
+  do {                                                                                             \
+    int s_ = int(call);                                                                            \
+    if (s_ != 0) {                                                                                 \
+      printf("FAIL %s: %s (line %d): status %d\n", kName, #call, __LINE__, s_);                    \
       return 1;                                                                                    \
     }                                                                                              \
   } while (0)

@@ -14,15 +14,6 @@ static const char *kName = "cublas_gemm";
 
 #include "../../check.h"
 
-#define BLAS(call)                                                                                 \
-  do {                                                                                             \
-    cublasStatus_t s_ = (call);                                                                    \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                             \
-      printf("FAIL %s: %s (line %d): cublasStatus_t %d\n", kName, #call, __LINE__, int(s_));       \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
 // Column-major op(X)(i, k) of an n x n matrix.
 template <typename T> static double at(const std::vector<T> &X, int N, bool Trans, int I, int K) {
   return Trans ? double(X[K + size_t(I) * N]) : double(X[I + size_t(K) * N]);
@@ -69,14 +60,14 @@ int main() {
   CK(cudaMemcpy(dA, A.data(), Bytes, cudaMemcpyHostToDevice));
   CK(cudaMemcpy(dB, B.data(), Bytes, cudaMemcpyHostToDevice));
   cublasHandle_t H;
-  BLAS(cublasCreate(&H));
+  LIB(cublasCreate(&H));
   const cublasOperation_t Ops[] = {CUBLAS_OP_N, CUBLAS_OP_T};
   for (cublasOperation_t OA : Ops)
     for (cublasOperation_t OB : Ops) {
       const float Alpha = 1.5f, Beta = OA == OB ? 0.0f : -0.5f;
       std::vector<float> C(size_t(N) * N);
       CK(cudaMemcpy(dC, C0.data(), Bytes, cudaMemcpyHostToDevice));
-      BLAS(cublasSgemm(H, OA, OB, N, N, N, &Alpha, dA, N, dB, N, &Beta, dC, N));
+      LIB(cublasSgemm(H, OA, OB, N, N, N, &Alpha, dA, N, dB, N, &Beta, dC, N));
       CK(cudaMemcpy(C.data(), dC, Bytes, cudaMemcpyDeviceToHost));
       double E = gemmError(A, B, C0, C, N, OA == CUBLAS_OP_T, OB == CUBLAS_OP_T, Alpha, Beta);
       printf("sgemm %c%c: relative error %.2g\n", OA == CUBLAS_OP_N ? 'N' : 'T',
@@ -93,14 +84,14 @@ int main() {
   CK(cudaMemcpy(dDB, DB.data(), 2 * Bytes, cudaMemcpyHostToDevice));
   CK(cudaMemcpy(dDC, DC0.data(), 2 * Bytes, cudaMemcpyHostToDevice));
   const double Alpha = -2.0, Beta = 0.25;
-  BLAS(cublasDgemm(H, CUBLAS_OP_N, CUBLAS_OP_T, N, N, N, &Alpha, dDA, N, dDB, N, &Beta, dDC, N));
+  LIB(cublasDgemm(H, CUBLAS_OP_N, CUBLAS_OP_T, N, N, N, &Alpha, dDA, N, dDB, N, &Beta, dDC, N));
   std::vector<double> DC(size_t(N) * N);
   CK(cudaMemcpy(DC.data(), dDC, 2 * Bytes, cudaMemcpyDeviceToHost));
   double E = gemmError(DA, DB, DC0, DC, N, false, true, Alpha, Beta);
   printf("dgemm NT: relative error %.2g\n", E);
   EXPECT(E < 1e-13);
 
-  BLAS(cublasDestroy(H));
+  LIB(cublasDestroy(H));
   for (void *P : {(void *)dA, (void *)dB, (void *)dC, (void *)dDA, (void *)dDB, (void *)dDC})
     CK(cudaFree(P));
   printf("PASS %s\n", kName);

@@ -14,15 +14,6 @@ static const char *kName = "cublas_level1";
 
 #include "../../check.h"
 
-#define BLAS(call)                                                                                 \
-  do {                                                                                             \
-    cublasStatus_t s_ = (call);                                                                    \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                             \
-      printf("FAIL %s: %s (line %d): cublasStatus_t %d\n", kName, #call, __LINE__, int(s_));       \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
 int main() {
   const int N = 1000;
   std::vector<float> X(N), Y(N);
@@ -36,18 +27,18 @@ int main() {
   CK(cudaMemcpy(DX, X.data(), N * sizeof(float), cudaMemcpyHostToDevice));
   CK(cudaMemcpy(DY, Y.data(), N * sizeof(float), cudaMemcpyHostToDevice));
   cublasHandle_t H;
-  BLAS(cublasCreate(&H));
+  LIB(cublasCreate(&H));
   cudaStream_t Mine;
   CK(cudaStreamCreate(&Mine));
   const cudaStream_t Streams[] = {nullptr, Mine, cudaStreamPerThread};
   const char *Names[] = {"default stream", "own stream", "per-thread stream"};
   const float A = 2.0f;
   for (int S = 0; S < 3; ++S) {
-    BLAS(cublasSetStream(H, Streams[S]));
+    LIB(cublasSetStream(H, Streams[S]));
     // y = a x + y, then x . y, each checked in double precision.
-    BLAS(cublasSaxpy(H, N, &A, DX, 1, DY, 1));
+    LIB(cublasSaxpy(H, N, &A, DX, 1, DY, 1));
     float Dot = 0;
-    BLAS(cublasSdot(H, N, DX, 1, DY, 1, &Dot));
+    LIB(cublasSdot(H, N, DX, 1, DY, 1, &Dot));
     std::vector<float> R(N);
     CK(cudaMemcpy(R.data(), DY, N * sizeof(float), cudaMemcpyDeviceToHost));
     double Want = 0;
@@ -62,7 +53,7 @@ int main() {
     EXPECT(Bad == 0);
     EXPECT(std::fabs(Dot - Want) <= 1e-5 * std::fmax(1.0, std::fabs(Want)));
   }
-  BLAS(cublasDestroy(H));
+  LIB(cublasDestroy(H));
   CK(cudaStreamDestroy(Mine));
   CK(cudaFree(DX));
   CK(cudaFree(DY));

@@ -19,15 +19,6 @@ static const char *kName = "cublas_level3";
 
 #include "../../check.h"
 
-#define BLAS(call)                                                                                 \
-  do {                                                                                             \
-    int s_ = int(call);                                                                            \
-    if (s_ != 0) {                                                                                 \
-      printf("FAIL %s: %s (line %d): status %d\n", kName, #call, __LINE__, s_);                    \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
 static float value(int I, int Seed) { return float(int((I * 2654435761u + Seed) % 17) - 8) / 8; }
 
 template <typename T> static T *upload(const std::vector<T> &H) {
@@ -65,7 +56,7 @@ static double worst(const std::function<double(int, int)> &Got,
 int main() {
   const int N = 96;
   cublasHandle_t H;
-  BLAS(cublasCreate(&H));
+  LIB(cublasCreate(&H));
   std::vector<float> A(N * N), B(N * N);
   for (int I = 0; I < N * N; ++I) {
     A[I] = value(I, 1);
@@ -78,7 +69,7 @@ int main() {
   };
 
   // C = A A^T, lower triangle
-  BLAS(cublasSsyrk(H, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, N, N, &One, DA, N, &Zero, DC, N));
+  LIB(cublasSsyrk(H, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, N, N, &One, DA, N, &Zero, DC, N));
   auto C = download(DC, N * N);
   double E = 0;
   for (int J = 0; J < N; ++J)
@@ -98,8 +89,8 @@ int main() {
     for (int I = 0; I < N; ++I)
       L[I + J * N] = I > J ? A[I + J * N] / 16 : (I == J ? 1 : 0);
   float *DL = upload(L), *DS = upload(B);
-  BLAS(cublasStrsm(H, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, N, N,
-                   &One, DL, N, DS, N));
+  LIB(cublasStrsm(H, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, N, N,
+                  &One, DL, N, DS, N));
   auto S = download(DS, N * N);
   REPORT("strsm left lower unit",
          worst(
@@ -126,7 +117,7 @@ int main() {
   const double DOne = 1, DZero = 0;
   for (cublasOperation_t TA : {CUBLAS_OP_N, CUBLAS_OP_T})
     for (cublasOperation_t TB : {CUBLAS_OP_N, CUBLAS_OP_T}) {
-      BLAS(cublasDgemm(H, TA, TB, N, N, N, &DOne, DDA, N, DDB, N, &DZero, DDC, N));
+      LIB(cublasDgemm(H, TA, TB, N, N, N, &DOne, DDA, N, DDB, N, &DZero, DDC, N));
       auto DC2 = download(DDC, N * N);
       auto dat = [&](const std::vector<double> &M, bool T, int I, int K) {
         return T ? M[K + I * N] : M[I + K * N];
@@ -167,20 +158,20 @@ int main() {
     };
   };
   const __half HOne = __float2half(1), HZero = __float2half(0);
-  BLAS(cublasHgemm(H, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &HOne, DHA, N, DHB, N, &HZero, DHC, N));
+  LIB(cublasHgemm(H, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &HOne, DHA, N, DHB, N, &HZero, DHC, N));
   auto HC = download(DHC, N * N);
   REPORT("hgemm NN",
          worst([&](int I, int J) { return double(__half2float(HC[I + J * N])); }, GemmWant(false),
                N, N),
          2e-3);
-  BLAS(cublasGemmEx(H, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &One, DHA, CUDA_R_16F, N, DHB, CUDA_R_16F,
-                    N, &Zero, DC, CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  LIB(cublasGemmEx(H, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &One, DHA, CUDA_R_16F, N, DHB, CUDA_R_16F,
+                   N, &Zero, DC, CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   C = download(DC, N * N);
   REPORT("gemmEx f16 -> f32 NN",
          worst([&](int I, int J) { return C[I + J * N]; }, GemmWant(false), N, N), 1e-5);
-  BLAS(cublasGemmEx(H, CUBLAS_OP_N, CUBLAS_OP_T, N, N, N, &One, DBA, CUDA_R_16BF, N, DBB,
-                    CUDA_R_16BF, N, &Zero, DC, CUDA_R_32F, N, CUBLAS_COMPUTE_32F,
-                    CUBLAS_GEMM_DEFAULT));
+  LIB(cublasGemmEx(H, CUBLAS_OP_N, CUBLAS_OP_T, N, N, N, &One, DBA, CUDA_R_16BF, N, DBB,
+                   CUDA_R_16BF, N, &Zero, DC, CUDA_R_32F, N, CUBLAS_COMPUTE_32F,
+                   CUBLAS_GEMM_DEFAULT));
   C = download(DC, N * N);
   REPORT("gemmEx bf16 -> f32 NT",
          worst([&](int I, int J) { return C[I + J * N]; }, GemmWant(true), N, N), 1e-5);
@@ -196,8 +187,8 @@ int main() {
       }
     };
   };
-  BLAS(cublasSgemmStridedBatched(H, CUBLAS_OP_N, CUBLAS_OP_N, M, M, M, &One, DA, M, Stride, DB, M,
-                                 Stride, &Zero, DC, M, Stride, Count));
+  LIB(cublasSgemmStridedBatched(H, CUBLAS_OP_N, CUBLAS_OP_N, M, M, M, &One, DA, M, Stride, DB, M,
+                                Stride, &Zero, DC, M, Stride, Count));
   C = download(DC, Count * Stride);
   for (int Batch = 0; Batch < Count; ++Batch)
     REPORT(
@@ -212,8 +203,8 @@ int main() {
   }
   float **DPA = upload(PA), **DPB = upload(PB), **DPC = upload(PC);
   CK(cudaMemset(DC, 0, Count * Stride * sizeof(float)));
-  BLAS(cublasSgemmBatched(H, CUBLAS_OP_N, CUBLAS_OP_N, M, M, M, &One, DPA, M, DPB, M, &Zero, DPC, M,
-                          Count));
+  LIB(cublasSgemmBatched(H, CUBLAS_OP_N, CUBLAS_OP_N, M, M, M, &One, DPA, M, DPB, M, &Zero, DPC, M,
+                         Count));
   C = download(DC, Count * Stride);
   for (int Batch = 0; Batch < Count; ++Batch)
     REPORT(
@@ -223,25 +214,25 @@ int main() {
 
   // cuBLASLt: D = A B
   cublasLtHandle_t Lt;
-  BLAS(cublasLtCreate(&Lt));
+  LIB(cublasLtCreate(&Lt));
   cublasLtMatmulDesc_t Desc;
-  BLAS(cublasLtMatmulDescCreate(&Desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  LIB(cublasLtMatmulDescCreate(&Desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   cublasLtMatrixLayout_t LA, LB, LC;
-  BLAS(cublasLtMatrixLayoutCreate(&LA, CUDA_R_32F, N, N, N));
-  BLAS(cublasLtMatrixLayoutCreate(&LB, CUDA_R_32F, N, N, N));
-  BLAS(cublasLtMatrixLayoutCreate(&LC, CUDA_R_32F, N, N, N));
-  BLAS(cublasLtMatmul(Lt, Desc, &One, DA, LA, DB, LB, &Zero, DC, LC, DC, LC, nullptr, nullptr, 0,
-                      0));
+  LIB(cublasLtMatrixLayoutCreate(&LA, CUDA_R_32F, N, N, N));
+  LIB(cublasLtMatrixLayoutCreate(&LB, CUDA_R_32F, N, N, N));
+  LIB(cublasLtMatrixLayoutCreate(&LC, CUDA_R_32F, N, N, N));
+  LIB(cublasLtMatmul(Lt, Desc, &One, DA, LA, DB, LB, &Zero, DC, LC, DC, LC, nullptr, nullptr, 0,
+                     0));
   CK(cudaDeviceSynchronize());
   C = download(DC, N * N);
   REPORT("cublasLtMatmul f32 NN",
          worst([&](int I, int J) { return C[I + J * N]; }, GemmWant(false), N, N), 1e-6);
-  BLAS(cublasLtMatrixLayoutDestroy(LA));
-  BLAS(cublasLtMatrixLayoutDestroy(LB));
-  BLAS(cublasLtMatrixLayoutDestroy(LC));
-  BLAS(cublasLtMatmulDescDestroy(Desc));
-  BLAS(cublasLtDestroy(Lt));
-  BLAS(cublasDestroy(H));
+  LIB(cublasLtMatrixLayoutDestroy(LA));
+  LIB(cublasLtMatrixLayoutDestroy(LB));
+  LIB(cublasLtMatrixLayoutDestroy(LC));
+  LIB(cublasLtMatmulDescDestroy(Desc));
+  LIB(cublasLtDestroy(Lt));
+  LIB(cublasDestroy(H));
   printf("PASS %s\n", kName);
   return 0;
 }

@@ -14,15 +14,6 @@ static const char *kName = "cufft_1d";
 
 #include "../../check.h"
 
-#define FFT(call)                                                                                  \
-  do {                                                                                             \
-    cufftResult r_ = (call);                                                                       \
-    if (r_ != CUFFT_SUCCESS) {                                                                     \
-      printf("FAIL %s: %s (line %d): cufftResult %d\n", kName, #call, __LINE__, int(r_));          \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
 /// X's DFT, X_k = sum_j x_j e^(sign 2 pi i jk/n), in double precision.
 static std::vector<std::complex<double>> dft(const std::vector<std::complex<double>> &X, int Sign) {
   const size_t N = X.size();
@@ -65,22 +56,22 @@ int main() {
     CK(cudaMalloc(&D, N * sizeof(cufftComplex)));
     CK(cudaMemcpy(D, X.data(), N * sizeof(cufftComplex), cudaMemcpyHostToDevice));
     cufftHandle Plan;
-    FFT(cufftPlan1d(&Plan, N, CUFFT_C2C, 1));
-    FFT(cufftExecC2C(Plan, D, D, CUFFT_FORWARD));
+    LIB(cufftPlan1d(&Plan, N, CUFFT_C2C, 1));
+    LIB(cufftExecC2C(Plan, D, D, CUFFT_FORWARD));
     std::vector<cufftComplex> Y(N);
     CK(cudaMemcpy(Y.data(), D, N * sizeof(cufftComplex), cudaMemcpyDeviceToHost));
     std::vector<std::complex<double>> Want = dft(Ref, -1);
     double Err = relativeError(Y, Want, N);
     printf("C2C %d forward: relative error %.3g\n", N, Err);
     EXPECT(Err < 1e-5);
-    FFT(cufftExecC2C(Plan, D, D, CUFFT_INVERSE));
+    LIB(cufftExecC2C(Plan, D, D, CUFFT_INVERSE));
     CK(cudaMemcpy(Y.data(), D, N * sizeof(cufftComplex), cudaMemcpyDeviceToHost));
     for (auto &V : Ref)
       V *= N;
     Err = relativeError(Y, Ref, N);
     printf("C2C %d inverse: relative error %.3g\n", N, Err);
     EXPECT(Err < 1e-5);
-    FFT(cufftDestroy(Plan));
+    LIB(cufftDestroy(Plan));
     CK(cudaFree(D));
   }
   // R2C, 1000 points (2^3 5^3: not a power of two): the n/2+1 non-redundant outputs.
@@ -98,14 +89,14 @@ int main() {
     CK(cudaMalloc(&Y, Out * sizeof(cufftComplex)));
     CK(cudaMemcpy(In, X.data(), N * sizeof(float), cudaMemcpyHostToDevice));
     cufftHandle Plan;
-    FFT(cufftPlan1d(&Plan, N, CUFFT_R2C, 1));
-    FFT(cufftExecR2C(Plan, In, Y));
+    LIB(cufftPlan1d(&Plan, N, CUFFT_R2C, 1));
+    LIB(cufftExecR2C(Plan, In, Y));
     std::vector<cufftComplex> H(Out);
     CK(cudaMemcpy(H.data(), Y, Out * sizeof(cufftComplex), cudaMemcpyDeviceToHost));
     double Err = relativeError(H, dft(Ref, -1), Out);
     printf("R2C %d: relative error %.3g\n", N, Err);
     EXPECT(Err < 1e-5);
-    FFT(cufftDestroy(Plan));
+    LIB(cufftDestroy(Plan));
     CK(cudaFree(In));
     CK(cudaFree(Y));
   }

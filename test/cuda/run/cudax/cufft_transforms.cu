@@ -15,15 +15,6 @@ static const char *kName = "cufft_transforms";
 
 #include "../../check.h"
 
-#define FFT(call)                                                                                  \
-  do {                                                                                             \
-    cufftResult r_ = (call);                                                                       \
-    if (r_ != CUFFT_SUCCESS) {                                                                     \
-      printf("FAIL %s: %s (line %d): cufftResult %d\n", kName, #call, __LINE__, int(r_));          \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
 using Cd = std::complex<double>;
 
 /// The DFT of N points of X from First with stride Step, X_k = sum_j x_j e^(sign 2 pi i jk/n).
@@ -53,8 +44,8 @@ static double relative(const std::vector<Cd> &Got, const std::vector<Cd> &Want) 
 static std::vector<Cd> signal(size_t N, double Phase) {
   std::vector<Cd> X(N);
   for (size_t I = 0; I < N; ++I)
-    X[I] = Cd(std::sin(0.37 * I + Phase) + 0.25 * std::cos(1.9 * I),
-              std::cos(0.11 * I * Phase) - 0.5);
+    X[I] =
+        Cd(std::sin(0.37 * I + Phase) + 0.25 * std::cos(1.9 * I), std::cos(0.11 * I * Phase) - 0.5);
   return X;
 }
 
@@ -75,8 +66,8 @@ static int batchedC2C(int N, int Batch) {
   CK(cudaMalloc(&D, H.size() * sizeof(cufftComplex)));
   CK(cudaMemcpy(D, H.data(), H.size() * sizeof(cufftComplex), cudaMemcpyHostToDevice));
   cufftHandle P;
-  FFT(cufftPlan1d(&P, N, CUFFT_C2C, Batch));
-  FFT(cufftExecC2C(P, D, D, CUFFT_FORWARD));
+  LIB(cufftPlan1d(&P, N, CUFFT_C2C, Batch));
+  LIB(cufftExecC2C(P, D, D, CUFFT_FORWARD));
   CK(cudaMemcpy(H.data(), D, H.size() * sizeof(cufftComplex), cudaMemcpyDeviceToHost));
   double Worst = 0;
   for (int B = 0; B < Batch; ++B) {
@@ -88,7 +79,7 @@ static int batchedC2C(int N, int Batch) {
   char What[64];
   snprintf(What, sizeof What, "C2C %d x %d", N, Batch);
   REPORT(What, Worst, 1e-5);
-  FFT(cufftDestroy(P));
+  LIB(cufftDestroy(P));
   CK(cudaFree(D));
   return 0;
 }
@@ -104,8 +95,8 @@ int main() {
     CK(cudaMalloc(&D, X.size() * sizeof(Cd)));
     CK(cudaMemcpy(D, X.data(), X.size() * sizeof(Cd), cudaMemcpyHostToDevice));
     cufftHandle P;
-    FFT(cufftPlan1d(&P, N, CUFFT_Z2Z, Batch));
-    FFT(cufftExecZ2Z(P, D, D, CUFFT_INVERSE));
+    LIB(cufftPlan1d(&P, N, CUFFT_Z2Z, Batch));
+    LIB(cufftExecZ2Z(P, D, D, CUFFT_INVERSE));
     std::vector<Cd> Y(X.size());
     CK(cudaMemcpy(Y.data(), D, Y.size() * sizeof(Cd), cudaMemcpyDeviceToHost));
     double Worst = 0;
@@ -113,7 +104,7 @@ int main() {
       Worst = std::max(Worst, relative(std::vector<Cd>(Y.begin() + B * N, Y.begin() + (B + 1) * N),
                                        dft(X, size_t(B) * N, 1, N, +1)));
     REPORT("Z2Z 4096 x 2 inverse", Worst, 1e-13);
-    FFT(cufftDestroy(P));
+    LIB(cufftDestroy(P));
     CK(cudaFree(D));
   }
 
@@ -131,8 +122,8 @@ int main() {
     CK(cudaMalloc(&DOut, (N / 2 + 1) * sizeof(cufftComplex)));
     CK(cudaMemcpy(DIn, In.data(), N * sizeof(float), cudaMemcpyHostToDevice));
     cufftHandle P;
-    FFT(cufftPlan1d(&P, N, CUFFT_R2C, 1));
-    FFT(cufftExecR2C(P, DIn, DOut));
+    LIB(cufftPlan1d(&P, N, CUFFT_R2C, 1));
+    LIB(cufftExecR2C(P, DIn, DOut));
     std::vector<cufftComplex> Out(N / 2 + 1);
     CK(cudaMemcpy(Out.data(), DOut, Out.size() * sizeof(cufftComplex), cudaMemcpyDeviceToHost));
     std::vector<Cd> Want = dft(X, 0, 1, N, -1), Got(Out.size());
@@ -140,7 +131,7 @@ int main() {
     for (size_t I = 0; I < Out.size(); ++I)
       Got[I] = Cd(Out[I].x, Out[I].y);
     REPORT("R2C 1155", relative(Got, Want), 1e-5);
-    FFT(cufftDestroy(P));
+    LIB(cufftDestroy(P));
     CK(cudaFree(DIn));
     CK(cudaFree(DOut));
   }
@@ -163,8 +154,8 @@ int main() {
     CK(cudaMemcpy(DIn, Spectrum.data(), Spectrum.size() * sizeof(cufftComplex),
                   cudaMemcpyHostToDevice));
     cufftHandle P;
-    FFT(cufftPlan1d(&P, N, CUFFT_C2R, Batch));
-    FFT(cufftExecC2R(P, DIn, DOut));
+    LIB(cufftPlan1d(&P, N, CUFFT_C2R, Batch));
+    LIB(cufftExecC2R(P, DIn, DOut));
     std::vector<float> Out(Real.size());
     CK(cudaMemcpy(Out.data(), DOut, Out.size() * sizeof(float), cudaMemcpyDeviceToHost));
     std::vector<Cd> Got(Out.size()), Want(Real.size());
@@ -173,7 +164,7 @@ int main() {
       Want[I] = Real[I] * double(N); // unnormalised inverse
     }
     REPORT("C2R 1024 x 3", relative(Got, Want), 1e-5);
-    FFT(cufftDestroy(P));
+    LIB(cufftDestroy(P));
     CK(cudaFree(DIn));
     CK(cudaFree(DOut));
   }
@@ -190,8 +181,8 @@ int main() {
     CK(cudaMalloc(&D, H.size() * sizeof(cufftComplex)));
     CK(cudaMemcpy(D, H.data(), H.size() * sizeof(cufftComplex), cudaMemcpyHostToDevice));
     cufftHandle P;
-    FFT(cufftPlan2d(&P, Rows, Cols, CUFFT_C2C));
-    FFT(cufftExecC2C(P, D, D, CUFFT_FORWARD));
+    LIB(cufftPlan2d(&P, Rows, Cols, CUFFT_C2C));
+    LIB(cufftExecC2C(P, D, D, CUFFT_FORWARD));
     CK(cudaMemcpy(H.data(), D, H.size() * sizeof(cufftComplex), cudaMemcpyDeviceToHost));
     // Rows then columns.
     std::vector<Cd> T(X.size()), Want(X.size()), Got(X.size());
@@ -207,7 +198,7 @@ int main() {
     for (size_t I = 0; I < H.size(); ++I)
       Got[I] = Cd(H[I].x, H[I].y);
     REPORT("2D C2C 48 x 64", relative(Got, Want), 1e-5);
-    FFT(cufftDestroy(P));
+    LIB(cufftDestroy(P));
     CK(cudaFree(D));
   }
   printf("PASS %s\n", kName);

@@ -2,8 +2,9 @@
 // driver: every device generator CUDA 13 has for the host API (XORWOW, MRG32k3a, Philox4x32-10,
 // MTGP32, Sobol32) and each distribution (uniform, normal, log-normal, Poisson) give the numbers
 // of cuRAND's host generator (curandCreateGeneratorHost) of the same type, seed and ordering: bit
-// for bit, but for the approximate functions' last bits in normal and log-normal ones. cuRAND's modules carry module variables (its precalculated skip-ahead matrices), so
-// each is translated whole: minutes cold, label `long`.
+// for bit, but for the approximate functions' last bits in normal and log-normal ones. cuRAND's
+// modules carry module variables (its precalculated skip-ahead matrices), so each is translated
+// whole: minutes cold, label `long`.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -16,15 +17,6 @@ static const char *kName = "curand_generators";
 
 #include "../../check.h"
 
-#define RAND(call)                                                                                 \
-  do {                                                                                             \
-    curandStatus_t s_ = (call);                                                                    \
-    if (s_ != CURAND_STATUS_SUCCESS) {                                                             \
-      printf("FAIL %s: %s (line %d): curandStatus_t %d\n", kName, #call, __LINE__, int(s_));       \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
 enum class Dist { Uniform, Normal, LogNormal, Poisson };
 
 // N numbers of distribution D from generator type T on the device and on the host; 0 when they
@@ -32,14 +24,14 @@ enum class Dist { Uniform, Normal, LogNormal, Poisson };
 static int compare(curandRngType_t T, const char *TName, Dist D, size_t N) {
   const char *DName[] = {"uniform", "normal", "log-normal", "poisson"};
   curandGenerator_t Dev, Host;
-  RAND(curandCreateGenerator(&Dev, T));
-  RAND(curandCreateGeneratorHost(&Host, T));
+  LIB(curandCreateGenerator(&Dev, T));
+  LIB(curandCreateGeneratorHost(&Host, T));
   if (T == CURAND_RNG_QUASI_SOBOL32) {
-    RAND(curandSetQuasiRandomGeneratorDimensions(Dev, 4));
-    RAND(curandSetQuasiRandomGeneratorDimensions(Host, 4));
+    LIB(curandSetQuasiRandomGeneratorDimensions(Dev, 4));
+    LIB(curandSetQuasiRandomGeneratorDimensions(Host, 4));
   } else {
-    RAND(curandSetPseudoRandomGeneratorSeed(Dev, 20261207ull));
-    RAND(curandSetPseudoRandomGeneratorSeed(Host, 20261207ull));
+    LIB(curandSetPseudoRandomGeneratorSeed(Dev, 20261207ull));
+    LIB(curandSetPseudoRandomGeneratorSeed(Host, 20261207ull));
   }
   const size_t Bytes = N * 4; // float or unsigned
   void *DOut = nullptr;
@@ -58,8 +50,8 @@ static int compare(curandRngType_t T, const char *TName, Dist D, size_t N) {
     }
     return CURAND_STATUS_INTERNAL_ERROR;
   };
-  RAND(Generate(Dev, DOut));
-  RAND(Generate(Host, Want.data()));
+  LIB(Generate(Dev, DOut));
+  LIB(Generate(Host, Want.data()));
   CK(cudaMemcpy(Got.data(), DOut, Bytes, cudaMemcpyDeviceToHost));
   // Uniform and Poisson numbers are the host's bits. Normal and log-normal ones come from the
   // device's approximate logarithm, exponential and reciprocal square root (lg2.approx,
@@ -84,8 +76,8 @@ static int compare(curandRngType_t T, const char *TName, Dist D, size_t N) {
     EXPECT(Worst <= 1.0 / (1 << 17));
   else
     EXPECT(Differ == 0);
-  RAND(curandDestroyGenerator(Dev));
-  RAND(curandDestroyGenerator(Host));
+  LIB(curandDestroyGenerator(Dev));
+  LIB(curandDestroyGenerator(Host));
   CK(cudaFree(DOut));
   return 0;
 }

@@ -16,15 +16,6 @@ static const char *kName = "cusolver_dense";
 
 #include "../../check.h"
 
-#define SOLVER(call)                                                                               \
-  do {                                                                                             \
-    cusolverStatus_t s_ = (call);                                                                  \
-    if (s_ != CUSOLVER_STATUS_SUCCESS) {                                                           \
-      printf("FAIL %s: %s (line %d): cusolverStatus_t %d\n", kName, #call, __LINE__, int(s_));     \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
 // max |A x - b| / (|A| |x| + |b|), column-major A.
 template <typename T>
 static double residual(const std::vector<T> &A, const std::vector<T> &X, const std::vector<T> &B,
@@ -44,7 +35,7 @@ static double residual(const std::vector<T> &A, const std::vector<T> &X, const s
 int main() {
   const int N = 96;
   cusolverDnHandle_t H;
-  SOLVER(cusolverDnCreate(&H));
+  LIB(cusolverDnCreate(&H));
   int *Info, *Pivots;
   CK(cudaMalloc(&Info, sizeof(int)));
   CK(cudaMalloc(&Pivots, N * sizeof(int)));
@@ -62,14 +53,14 @@ int main() {
   CK(cudaMemcpy(DA, A.data(), A.size() * sizeof(float), cudaMemcpyHostToDevice));
   CK(cudaMemcpy(DB, B.data(), N * sizeof(float), cudaMemcpyHostToDevice));
   int Work = 0;
-  SOLVER(cusolverDnSgetrf_bufferSize(H, N, N, DA, N, &Work));
+  LIB(cusolverDnSgetrf_bufferSize(H, N, N, DA, N, &Work));
   float *DWork;
   CK(cudaMalloc(&DWork, (Work + 1) * sizeof(float)));
-  SOLVER(cusolverDnSgetrf(H, N, N, DA, N, DWork, Pivots, Info));
+  LIB(cusolverDnSgetrf(H, N, N, DA, N, DWork, Pivots, Info));
   int HostInfo = -1;
   CK(cudaMemcpy(&HostInfo, Info, sizeof(int), cudaMemcpyDeviceToHost));
   EXPECT(HostInfo == 0);
-  SOLVER(cusolverDnSgetrs(H, CUBLAS_OP_N, N, 1, DA, N, Pivots, DB, N, Info));
+  LIB(cusolverDnSgetrs(H, CUBLAS_OP_N, N, 1, DA, N, Pivots, DB, N, Info));
   std::vector<float> X(N);
   CK(cudaMemcpy(X.data(), DB, N * sizeof(float), cudaMemcpyDeviceToHost));
   double R = residual(A, X, B, N);
@@ -82,7 +73,7 @@ int main() {
     printf("dpotrf skipped: at compute capability %d.%d cuSOLVER's Cholesky needs 96 KB of shared "
            "memory a block; the device has %zu bytes\n",
            Prop.major, Prop.minor, Prop.sharedMemPerBlockOptin);
-    SOLVER(cusolverDnDestroy(H));
+    LIB(cusolverDnDestroy(H));
     printf("PASS %s\n", kName);
     return 0;
   }
@@ -103,20 +94,20 @@ int main() {
   CK(cudaMalloc(&DC, N * sizeof(double)));
   CK(cudaMemcpy(DS, S.data(), S.size() * sizeof(double), cudaMemcpyHostToDevice));
   CK(cudaMemcpy(DC, C.data(), N * sizeof(double), cudaMemcpyHostToDevice));
-  SOLVER(cusolverDnDpotrf_bufferSize(H, CUBLAS_FILL_MODE_LOWER, N, DS, N, &Work));
+  LIB(cusolverDnDpotrf_bufferSize(H, CUBLAS_FILL_MODE_LOWER, N, DS, N, &Work));
   double *DDWork;
   CK(cudaMalloc(&DDWork, (Work + 1) * sizeof(double)));
-  SOLVER(cusolverDnDpotrf(H, CUBLAS_FILL_MODE_LOWER, N, DS, N, DDWork, Work, Info));
+  LIB(cusolverDnDpotrf(H, CUBLAS_FILL_MODE_LOWER, N, DS, N, DDWork, Work, Info));
   CK(cudaMemcpy(&HostInfo, Info, sizeof(int), cudaMemcpyDeviceToHost));
   EXPECT(HostInfo == 0);
-  SOLVER(cusolverDnDpotrs(H, CUBLAS_FILL_MODE_LOWER, N, 1, DS, N, DC, N, Info));
+  LIB(cusolverDnDpotrs(H, CUBLAS_FILL_MODE_LOWER, N, 1, DS, N, DC, N, Info));
   std::vector<double> Y(N);
   CK(cudaMemcpy(Y.data(), DC, N * sizeof(double), cudaMemcpyDeviceToHost));
   R = residual(S, Y, C, N);
   printf("dpotrf + dpotrs %d: relative residual %.2g\n", N, R);
   EXPECT(R < 1e-13);
 
-  SOLVER(cusolverDnDestroy(H));
+  LIB(cusolverDnDestroy(H));
   for (void *P : {(void *)Info, (void *)Pivots, (void *)DA, (void *)DB, (void *)DWork, (void *)DS,
                   (void *)DC, (void *)DDWork})
     CK(cudaFree(P));

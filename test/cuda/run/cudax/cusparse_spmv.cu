@@ -12,15 +12,6 @@ static const char *kName = "cusparse_spmv";
 
 #include "../../check.h"
 
-#define SPARSE(call)                                                                               \
-  do {                                                                                             \
-    cusparseStatus_t s_ = (call);                                                                  \
-    if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                           \
-      printf("FAIL %s: %s (line %d): %s\n", kName, #call, __LINE__, cusparseGetErrorString(s_));   \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
 struct Csr {
   int Rows = 0;
   std::vector<int> RowPtr, Cols;
@@ -71,17 +62,17 @@ static int spmv(cusparseHandle_t H, const Csr &A, float Alpha, float Beta) {
   CK(cudaMemcpy(DY, Y0.data(), N * sizeof(float), cudaMemcpyHostToDevice));
   cusparseSpMatDescr_t M;
   cusparseDnVecDescr_t VX, VY;
-  SPARSE(cusparseCreateCsr(&M, N, N, Nnz, RowPtr, Cols, Values, CUSPARSE_INDEX_32I,
-                           CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
-  SPARSE(cusparseCreateDnVec(&VX, N, DX, CUDA_R_32F));
-  SPARSE(cusparseCreateDnVec(&VY, N, DY, CUDA_R_32F));
+  LIB(cusparseCreateCsr(&M, N, N, Nnz, RowPtr, Cols, Values, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                        CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
+  LIB(cusparseCreateDnVec(&VX, N, DX, CUDA_R_32F));
+  LIB(cusparseCreateDnVec(&VY, N, DY, CUDA_R_32F));
   size_t Bytes = 0;
-  SPARSE(cusparseSpMV_bufferSize(H, CUSPARSE_OPERATION_NON_TRANSPOSE, &Alpha, M, VX, &Beta, VY,
-                                 CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, &Bytes));
+  LIB(cusparseSpMV_bufferSize(H, CUSPARSE_OPERATION_NON_TRANSPOSE, &Alpha, M, VX, &Beta, VY,
+                              CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, &Bytes));
   void *Buffer = nullptr;
   CK(cudaMalloc(&Buffer, Bytes + 1));
-  SPARSE(cusparseSpMV(H, CUSPARSE_OPERATION_NON_TRANSPOSE, &Alpha, M, VX, &Beta, VY, CUDA_R_32F,
-                      CUSPARSE_SPMV_ALG_DEFAULT, Buffer));
+  LIB(cusparseSpMV(H, CUSPARSE_OPERATION_NON_TRANSPOSE, &Alpha, M, VX, &Beta, VY, CUDA_R_32F,
+                   CUSPARSE_SPMV_ALG_DEFAULT, Buffer));
   std::vector<float> Y(N);
   CK(cudaMemcpy(Y.data(), DY, N * sizeof(float), cudaMemcpyDeviceToHost));
   double Worst = 0;
@@ -97,9 +88,9 @@ static int spmv(cusparseHandle_t H, const Csr &A, float Alpha, float Beta) {
   }
   printf("spmv %d x %d, %d entries: relative error %.2g\n", N, N, Nnz, Worst);
   EXPECT(Worst < 1e-6);
-  SPARSE(cusparseDestroySpMat(M));
-  SPARSE(cusparseDestroyDnVec(VX));
-  SPARSE(cusparseDestroyDnVec(VY));
+  LIB(cusparseDestroySpMat(M));
+  LIB(cusparseDestroyDnVec(VX));
+  LIB(cusparseDestroyDnVec(VY));
   for (void *P : {(void *)RowPtr, (void *)Cols, (void *)Values, (void *)DX, (void *)DY, Buffer})
     CK(cudaFree(P));
   return 0;
@@ -107,11 +98,11 @@ static int spmv(cusparseHandle_t H, const Csr &A, float Alpha, float Beta) {
 
 int main() {
   cusparseHandle_t H;
-  SPARSE(cusparseCreate(&H));
+  LIB(cusparseCreate(&H));
   if (spmv(H, makeMatrix(2000, /*Banded=*/true, 0), 1.0f, 0.0f) ||
       spmv(H, makeMatrix(2000, /*Banded=*/false, 12), -0.75f, 0.5f))
     return 1;
-  SPARSE(cusparseDestroy(H));
+  LIB(cusparseDestroy(H));
   printf("PASS %s\n", kName);
   return 0;
 }
