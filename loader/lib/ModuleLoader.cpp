@@ -502,7 +502,7 @@ Error LazyModule::load() {
   {
     std::lock_guard<std::mutex> Lock(Mutex);
     if (Attempted)
-      return Outline ? Error::success() : Whole.error();
+      return Outline ? loadData() : Whole.error();
     Attempted = true;
     if (Loader.options().PerKernel) {
       auto O = std::make_unique<grammar::ModuleOutline>(grammar::outlineModule(Ptx));
@@ -521,6 +521,10 @@ Error LazyModule::load() {
       return Whole.error();
     }
   }
+  // A module's variables are translated at once, as the whole module would be: one that is
+  // malformed fails the module, not a later lookup of it.
+  if (Error E = loadData())
+    return E;
   // CUDA_MODULE_LOADING=EAGER: every kernel now, independent ones on all cores. A kernel that
   // fails is that kernel's failure, as at its own lookup.
   if (Loader.options().Eager) {
@@ -530,6 +534,15 @@ Error LazyModule::load() {
     Pool.wait();
   }
   return Error::success();
+}
+
+Error LazyModule::loadData() {
+  if (!Outline->hasVariables())
+    return Error::success();
+  std::lock_guard<std::mutex> Lock(Data.Mutex);
+  if (!Data.Attempted)
+    Data.settle(Loader.loadUnit(Name, "variables", Outline->dataSlice(), Data));
+  return Data.error();
 }
 
 LazyModule::Unit &LazyModule::kernelUnit(StringRef KernelName) {
@@ -603,16 +616,9 @@ Expected<GlobalSymbol> LazyModule::global(StringRef VarName) {
   if (!Outline)
     return Whole.DeviceModule->global(VarName);
   // A module translated per kernel has only variables that no code names: they are the data
-  // slice's, translated at the first lookup of one (grammar::ModuleOutline::dataSlice).
+  // slice's (grammar::ModuleOutline::dataSlice), which load() translated.
   if (!Outline->hasVariables())
     return makeError(ErrorKind::BadInput, "no variable '" + VarName + "' in '" + Name + "'");
-  {
-    std::lock_guard<std::mutex> Lock(Data.Mutex);
-    if (!Data.Attempted)
-      Data.settle(Loader.loadUnit(Name, "variables", Outline->dataSlice(), Data));
-  }
-  if (Error E = Data.error())
-    return withContext(std::move(E), "variable '" + VarName + "'");
   return Data.DeviceModule->global(VarName);
 }
 

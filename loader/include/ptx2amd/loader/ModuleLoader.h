@@ -160,6 +160,8 @@ private:
   /// Translates and loads kernel \p KernelName's slice once (Outline set); kernels of one
   /// module translate concurrently, each once.
   Unit &kernelUnit(llvm::StringRef KernelName);
+  /// Translates and loads the data slice once, where the module (Outline set) has variables.
+  llvm::Error loadData();
   /// \p U's kernel \p KernelName, once \p U is loaded.
   llvm::Expected<const Kernel &> kernelOf(Unit &U, llvm::StringRef KernelName);
 
