@@ -102,16 +102,16 @@ JitLogs jitLogs(unsigned N, const CUjit_option *Options, void **Values);
 llvm::ArrayRef<uint8_t> imageBytes(const void *Image);
 /// Keeps the module \p M (opened as \p Name) as a FatbinRecord owned by context \p Owner, or by
 /// no context (a library) when null; an open failure is cudaErrorInvalidSource, its text also
-/// in \p ErrorLog.
+/// in \p ErrorLog; the log line names the shared object holding \p Image, where known.
 cudaError_t registerModule(llvm::Expected<std::unique_ptr<loader::LazyModule>> M,
                            const std::string &Name, DriverContext *Owner, FatbinRecord *&Out,
-                           std::string *ErrorLog = nullptr);
+                           std::string *ErrorLog = nullptr, const void *Image = nullptr);
 /// A module of the current context, opened by \p Open (from bytes, a fatbin wrapper, ...).
 cudaError_t loadInCurrentContext(
     CUmodule *Out,
     llvm::function_ref<llvm::Expected<std::unique_ptr<loader::LazyModule>>(loader::ModuleLoader &)>
         Open,
-    const std::string &Name, std::string *ErrorLog = nullptr);
+    const std::string &Name, std::string *ErrorLog = nullptr, const void *Image = nullptr);
 /// Module \p F's kernel \p Name, translating the module at the first lookup.
 cudaError_t functionIn(FatbinRecord &F, const char *Name, KernelRecord *&Out);
 /// Libraries (DriverLibraries.cpp), for both APIs: a library (CUlibrary, cudaLibrary_t) is its

@@ -33,7 +33,7 @@ cudaError_t openLibrary(CUlibrary *Out, const void *Image, ArrayRef<uint8_t> Byt
   if (cudaError_t E =
           registerModule(Magic == fatbin::WrapperMagic ? C->Loader.openWrapper(Image, Name)
                                                        : C->Loader.open(Bytes, Name),
-                         Name, /*Owner=*/nullptr, F))
+                         Name, /*Owner=*/nullptr, F, /*ErrorLog=*/nullptr, Image))
     return E;
   {
     DriverState &S = driverState();

@@ -11,9 +11,11 @@
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <cstring>
+#include <dlfcn.h>
 
 using namespace llvm;
 using namespace ptx2amd;
@@ -66,11 +68,23 @@ ArrayRef<uint8_t> imageExtent(const void *Image) {
   return {P, std::strlen(static_cast<const char *>(Image))};
 }
 
+/// " (image in libfoo.so at +0x1234)" for an image inside a loaded shared object: which
+/// library's module failed, for the log alone (module names stay free of addresses).
+std::string imageOwner(const void *Image) {
+  Dl_info Info{};
+  if (!Image || !dladdr(Image, &Info) || !Info.dli_fname || !Info.dli_fbase)
+    return "";
+  uintptr_t Offset =
+      reinterpret_cast<uintptr_t>(Image) - reinterpret_cast<uintptr_t>(Info.dli_fbase);
+  return formatv(" (image in {0} at +{1:x})", sys::path::filename(Info.dli_fname), Offset).str();
+}
+
 /// Registers a module opened from \p Bytes in the current context.
 cudaError_t loadModule(CUmodule *Out, ArrayRef<uint8_t> Bytes, const std::string &Name,
                        std::string *ErrorLog = nullptr) {
   return loadInCurrentContext(
-      Out, [&](loader::ModuleLoader &L) { return L.open(Bytes, Name); }, Name, ErrorLog);
+      Out, [&](loader::ModuleLoader &L) { return L.open(Bytes, Name); }, Name, ErrorLog,
+      Bytes.data());
 }
 
 } // namespace
@@ -116,7 +130,7 @@ JitLogs jitLogs(unsigned N, const CUjit_option *Options, void **Values) {
 cudaError_t loadInCurrentContext(
     CUmodule *Out,
     function_ref<Expected<std::unique_ptr<loader::LazyModule>>(loader::ModuleLoader &)> Open,
-    const std::string &Name, std::string *ErrorLog) {
+    const std::string &Name, std::string *ErrorLog, const void *Image) {
   DriverContext *DC = nullptr;
   if (cudaError_t E = currentContext(DC))
     return E;
@@ -124,14 +138,15 @@ cudaError_t loadInCurrentContext(
   if (cudaError_t E = context(C))
     return E;
   FatbinRecord *F = nullptr;
-  if (cudaError_t E = registerModule(Open(C->Loader), Name, DC, F, ErrorLog))
+  if (cudaError_t E = registerModule(Open(C->Loader), Name, DC, F, ErrorLog, Image))
     return E;
   *Out = reinterpret_cast<CUmodule>(F);
   return cudaSuccess;
 }
 
 cudaError_t registerModule(Expected<std::unique_ptr<loader::LazyModule>> M, const std::string &Name,
-                           DriverContext *Owner, FatbinRecord *&Out, std::string *ErrorLog) {
+                           DriverContext *Owner, FatbinRecord *&Out, std::string *ErrorLog,
+                           const void *Image) {
   if (!M) {
     ErrorReport Why = takeError(M.takeError());
     if (ErrorLog)
@@ -140,7 +155,7 @@ cudaError_t registerModule(Expected<std::unique_ptr<loader::LazyModule>> M, cons
     // calls no binary for the GPU; any other image without usable PTX is not a source we take.
     return fail(Why.Kind == ErrorKind::Unsupported ? cudaErrorNoKernelImageForDevice
                                                    : cudaErrorInvalidSource,
-                Why.Message);
+                Why.Message + imageOwner(Image));
   }
   auto F = std::make_unique<FatbinRecord>();
   F->Name = Name;

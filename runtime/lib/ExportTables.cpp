@@ -117,7 +117,7 @@ cudaError_t moduleFromFatbin(CUmodule *Module, const void *Image, bool IsHeader)
       [&](ptx2amd::loader::ModuleLoader &L) {
         return IsHeader ? L.open(imageBytes(Image), Name) : L.openWrapper(Image, Name);
       },
-      Name);
+      Name, /*ErrorLog=*/nullptr, Image);
 }
 
 // [1]: a module from a fatbin wrapper.

@@ -18,13 +18,16 @@
 //   libraries carry PTX for their newest architecture only).
 // Built with nvcc's defaults (compute_75 PTX), and as variants (test/cuda/run/CMakeLists.txt)
 // with PTX for other architectures, whose numbers PTX_ARCH1..3 give. With --invalid, the value of
-// PTX2AMD_COMPUTE_CAPABILITY is not a capability: the runtime does not initialise.
+// PTX2AMD_COMPUTE_CAPABILITY is not a capability: the runtime does not initialise. With
+// --sass-only (built with sm_80 SASS alone) no kernel can run, and the error names the file that
+// holds the image.
 #include <cooperative_groups.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <unistd.h>
 
 namespace cg = cooperative_groups;
 
@@ -90,6 +93,34 @@ int main(int argc, char **argv) {
 #endif
     EXPECT(cudaGetDeviceCount(&count) != cudaSuccess);
     printf("PASS %s --invalid\n", kName);
+    return 0;
+  }
+  if (argc > 1 && !strcmp(argv[1], "--sass-only")) {
+    // The static runtime's error texts are its own: the driver's log line (debug level, on
+    // stderr, caught in a file) says which file holds the image.
+    setenv("PTX2AMD_LOG", "debug", 1);
+    FILE *log = tmpfile();
+    int saved = dup(2);
+    EXPECT(log && saved >= 0 && dup2(fileno(log), 2) == 2);
+    int *d = nullptr;
+    CK(cudaMalloc(&d, sizeof(int)));
+    arch<<<1, 1>>>(d);
+    cudaError_t err = cudaGetLastError();
+    fflush(stderr);
+    dup2(saved, 2);
+    EXPECT(err == cudaErrorNoKernelImageForDevice);
+    char text[4096] = "";
+    rewind(log);
+    text[fread(text, 1, sizeof text - 1, log)] = 0;
+    printf("launch: %s\nlog: %s\n", cudaGetErrorString(err), text);
+    EXPECT(strstr(text, "only SASS for sm_80"));
+#ifdef STATIC_CUDART
+    EXPECT(strstr(text, "(image in compute_capability.sass.static at +0x"));
+#else
+    EXPECT(strstr(cudaGetErrorString(err), "compute_capability.sass: module 0"));
+#endif
+    CK(cudaFree(d));
+    printf("PASS %s --sass-only\n", kName);
     return 0;
   }
 
