@@ -1,5 +1,5 @@
 // cublas_level3: NVIDIA's cuBLAS and cuBLASLt (the toolkit's, linked as users link them) on our
-// driver, beyond cublas_gemm: trsm, syrk, dgemm in every transpose pair, hgemm,
+// driver, beyond cublas_gemm: trsm, syrk, dgemm and hgemm in every transpose pair,
 // cublasGemmEx with f16 and with bf16 inputs, strided-batched and batched sgemm and a
 // cublasLtMatmul, each against a CPU loop in double precision (relative to the sum of the
 // products' magnitudes). cublasSgemv is not here: cuBLASLt runs it (in most shapes) with a kernel
@@ -148,33 +148,38 @@ int main() {
   }
   __half *DHA = upload(HA), *DHB = upload(HB), *DHC = upload(std::vector<__half>(N * N));
   __nv_bfloat16 *DBA = upload(BA), *DBB = upload(BB);
-  auto GemmWant = [&](bool TB) {
-    return [&, TB](int I, int J, double &Sum, double &M) {
+  auto GemmWant = [&](bool TA, bool TB) {
+    return [&, TA, TB](int I, int J, double &Sum, double &M) {
       for (int K = 0; K < N; ++K) {
-        double P = at(A, false, I, K) * at(B, TB, K, J);
+        double P = at(A, TA, I, K) * at(B, TB, K, J);
         Sum += P;
         M += std::fabs(P);
       }
     };
   };
   const __half HOne = __float2half(1), HZero = __float2half(0);
-  LIB(cublasHgemm(H, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &HOne, DHA, N, DHB, N, &HZero, DHC, N));
-  auto HC = download(DHC, N * N);
-  REPORT("hgemm NN",
-         worst([&](int I, int J) { return double(__half2float(HC[I + J * N])); }, GemmWant(false),
-               N, N),
-         2e-3);
+  for (cublasOperation_t TA : {CUBLAS_OP_N, CUBLAS_OP_T})
+    for (cublasOperation_t TB : {CUBLAS_OP_N, CUBLAS_OP_T}) {
+      LIB(cublasHgemm(H, TA, TB, N, N, N, &HOne, DHA, N, DHB, N, &HZero, DHC, N));
+      auto HC = download(DHC, N * N);
+      char What[32];
+      snprintf(What, sizeof What, "hgemm %c%c", TA ? 'T' : 'N', TB ? 'T' : 'N');
+      REPORT(What,
+             worst([&](int I, int J) { return double(__half2float(HC[I + J * N])); },
+                   GemmWant(TA, TB), N, N),
+             2e-3);
+    }
   LIB(cublasGemmEx(H, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &One, DHA, CUDA_R_16F, N, DHB, CUDA_R_16F,
                    N, &Zero, DC, CUDA_R_32F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   C = download(DC, N * N);
   REPORT("gemmEx f16 -> f32 NN",
-         worst([&](int I, int J) { return C[I + J * N]; }, GemmWant(false), N, N), 1e-5);
+         worst([&](int I, int J) { return C[I + J * N]; }, GemmWant(false, false), N, N), 1e-5);
   LIB(cublasGemmEx(H, CUBLAS_OP_N, CUBLAS_OP_T, N, N, N, &One, DBA, CUDA_R_16BF, N, DBB,
                    CUDA_R_16BF, N, &Zero, DC, CUDA_R_32F, N, CUBLAS_COMPUTE_32F,
                    CUBLAS_GEMM_DEFAULT));
   C = download(DC, N * N);
   REPORT("gemmEx bf16 -> f32 NT",
-         worst([&](int I, int J) { return C[I + J * N]; }, GemmWant(true), N, N), 1e-5);
+         worst([&](int I, int J) { return C[I + J * N]; }, GemmWant(false, true), N, N), 1e-5);
 
   // 4 products of 32 x 32 matrices: strided, then through pointer arrays
   const int M = 32, Count = 4, Stride = M * M;
@@ -226,7 +231,7 @@ int main() {
   CK(cudaDeviceSynchronize());
   C = download(DC, N * N);
   REPORT("cublasLtMatmul f32 NN",
-         worst([&](int I, int J) { return C[I + J * N]; }, GemmWant(false), N, N), 1e-6);
+         worst([&](int I, int J) { return C[I + J * N]; }, GemmWant(false, false), N, N), 1e-6);
   LIB(cublasLtMatrixLayoutDestroy(LA));
   LIB(cublasLtMatrixLayoutDestroy(LB));
   LIB(cublasLtMatrixLayoutDestroy(LC));
