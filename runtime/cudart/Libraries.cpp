@@ -75,11 +75,7 @@ cudaError_t cudaKernelSetAttributeForDevice(CUkernel Kernel, cudaFuncAttribute A
     KernelRecord *K = nullptr;
     if (cudaError_t E = functionOf(reinterpret_cast<CUfunction>(Kernel), K))
       return E;
-    if (Attr == cudaFuncAttributePreferredSharedMemoryCarveout)
-      return cudaSuccess; // a hint; LDS has no carveout
-    if (Attr != cudaFuncAttributeMaxDynamicSharedMemorySize)
-      return fail(cudaErrorInvalidValue);
-    return setMaxDynamicSharedBytes(*K, Value);
+    return setFunctionAttribute(*K, int(Attr), Value);
   });
 }
 

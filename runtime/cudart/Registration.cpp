@@ -296,11 +296,7 @@ cudaError_t cudaFuncSetAttribute(const void *Func, cudaFuncAttribute Attr, int V
     KernelRecord *K = findKernel(Func);
     if (!K)
       return fail(cudaErrorInvalidDeviceFunction);
-    if (Attr == cudaFuncAttributePreferredSharedMemoryCarveout)
-      return cudaSuccess; // a hint; LDS has no carveout
-    if (Attr != cudaFuncAttributeMaxDynamicSharedMemorySize)
-      return fail(cudaErrorInvalidValue, formatv("function attribute {0}", int(Attr)).str());
-    return setMaxDynamicSharedBytes(*K, Value);
+    return setFunctionAttribute(*K, int(Attr), Value);
   });
 }
 
@@ -319,6 +315,32 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *NumBlock
     if (!K)
       return fail(cudaErrorInvalidDeviceFunction);
     return occupancyBlocks(*K, BlockSize, DynamicShared, NumBlocks);
+  });
+}
+
+cudaError_t cudaOccupancyMaxActiveClusters(int *NumClusters, const void *Func,
+                                           const LaunchConfig *Config) {
+  return guarded([&] {
+    KernelRecord *K = findKernel(Func);
+    if (!K)
+      return fail(cudaErrorInvalidDeviceFunction);
+    if (!Config)
+      return fail(cudaErrorInvalidValue);
+    return activeClusters(*K, Config->Block, Config->DynamicSharedBytes, Config->Attrs,
+                          Config->NumAttrs, NumClusters);
+  });
+}
+
+// The device's clusters are of one block.
+cudaError_t cudaOccupancyMaxPotentialClusterSize(int *ClusterSize, const void *Func,
+                                                 const LaunchConfig *Config) {
+  return guarded([&] {
+    if (!findKernel(Func))
+      return fail(cudaErrorInvalidDeviceFunction);
+    if (!ClusterSize || !Config)
+      return fail(cudaErrorInvalidValue);
+    *ClusterSize = 1;
+    return cudaSuccess;
   });
 }
 

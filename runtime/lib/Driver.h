@@ -289,6 +289,10 @@ CUresult cuOccupancyMaxPotentialBlockSize(int *MinGrid, int *Block, CUfunction F
 CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *MinGrid, int *Block, CUfunction Function,
                                                    size_t (*DynamicFor)(int), size_t Dynamic,
                                                    int Limit, unsigned Flags);
+CUresult cuOccupancyMaxActiveClusters(int *NumClusters, CUfunction Function,
+                                      const ptx2amd::runtime::CuLaunchConfig *Config);
+CUresult cuOccupancyMaxPotentialClusterSize(int *ClusterSize, CUfunction Function,
+                                            const ptx2amd::runtime::CuLaunchConfig *Config);
 CUresult cuLaunchKernel(CUfunction Function, unsigned GridX, unsigned GridY, unsigned GridZ,
                         unsigned BlockX, unsigned BlockY, unsigned BlockZ, unsigned SharedBytes,
                         CUstream Stream, void **Params, void **Extra);

@@ -420,11 +420,7 @@ CUresult cuFuncSetAttribute(CUfunction Function, CUfunction_attribute Attribute,
     KernelRecord *K = nullptr;
     if (cudaError_t E = functionOf(Function, K))
       return E;
-    if (Attribute == CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)
-      return cudaSuccess; // a hint; LDS has no carveout
-    if (Attribute != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
-      return fail(cudaErrorInvalidValue, formatv("function attribute {0}", int(Attribute)).str());
-    return setMaxDynamicSharedBytes(*K, Value);
+    return setFunctionAttribute(*K, int(Attribute), Value);
   });
 }
 

@@ -523,10 +523,14 @@ cudaError_t functionAttributes(KernelRecord &K, cudaFuncAttributes &Attr) {
   Attr.maxDynamicSharedSizeBytes =
       K.MaxDynamicSharedBytes >= 0 ? K.MaxDynamicSharedBytes : Available;
   Attr.preferredShmemCarveout = -1;
+  Attr.requiredClusterWidth = Attr.requiredClusterHeight = Attr.requiredClusterDepth =
+      K.RequiredCluster;
+  Attr.nonPortableClusterSizeAllowed = K.NonPortableClusterSize;
+  Attr.clusterSchedulingPolicyPreference = K.ClusterSchedulingPolicy;
   return cudaSuccess;
 }
 
-cudaError_t setMaxDynamicSharedBytes(KernelRecord &K, int Value) {
+static cudaError_t setMaxDynamicSharedBytes(KernelRecord &K, int Value) {
   Context *C = nullptr;
   const loader::Kernel *DK = nullptr;
   if (cudaError_t E = contextAndKernel(K, C, DK))
@@ -540,6 +544,44 @@ cudaError_t setMaxDynamicSharedBytes(KernelRecord &K, int Value) {
   std::lock_guard<std::mutex> Lock(K.Mutex);
   K.MaxDynamicSharedBytes = Value;
   return cudaSuccess;
+}
+
+cudaError_t setFunctionAttribute(KernelRecord &K, int Attribute, int Value) {
+  auto Refuse = [&](const char *Why) {
+    return fail(cudaErrorInvalidValue, formatv("kernel '{0}': function attribute {1} = {2}: {3}",
+                                               K.Name, Attribute, Value, Why)
+                                           .str());
+  };
+  auto Keep = [&](int &Field) {
+    std::lock_guard<std::mutex> Lock(K.Mutex);
+    Field = Value;
+    return cudaSuccess;
+  };
+  switch (Attribute) {
+  case cudaFuncAttributeMaxDynamicSharedMemorySize:
+    return setMaxDynamicSharedBytes(K, Value);
+  case cudaFuncAttributePreferredSharedMemoryCarveout:
+    return cudaSuccess; // a hint; LDS has no carveout
+  // The device's clusters are of one block (what AMD GPUs have): a required cluster may be that,
+  // and the cluster hints change nothing.
+  case cudaFuncAttributeRequiredClusterWidth:
+  case cudaFuncAttributeRequiredClusterHeight:
+  case cudaFuncAttributeRequiredClusterDepth:
+    if (Value != 1)
+      return Refuse("the device's clusters are of one block");
+    return Keep(K.RequiredCluster);
+  case cudaFuncAttributeNonPortableClusterSizeAllowed:
+    if (Value != 0 && Value != 1)
+      return Refuse("not 0 or 1");
+    return Keep(K.NonPortableClusterSize);
+  case cudaFuncAttributeClusterSchedulingPolicyPreference:
+    if (Value < 0 || Value > 2)
+      return Refuse("not a cudaClusterSchedulingPolicy");
+    return Keep(K.ClusterSchedulingPolicy);
+  default:
+    return Refuse(Attribute == cudaFuncAttributeClusterDimMustBeSet ? "it can only be queried"
+                                                                    : "no such attribute");
+  }
 }
 
 } // namespace ptx2amd::runtime

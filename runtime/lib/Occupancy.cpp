@@ -7,6 +7,7 @@
 #include "Driver.h"
 
 #include <algorithm>
+#include <cstring>
 
 using namespace ptx2amd;
 using namespace ptx2amd::runtime;
@@ -48,6 +49,29 @@ cudaError_t availableDynamicShared(KernelRecord &K, int NumBlocks, int BlockSize
   PerBlock = std::min<uint64_t>(PerBlock, C->Props.sharedMemPerBlock);
   uint64_t Static = DK->metadata().GroupSegmentFixedSize;
   *Out = PerBlock > Static ? PerBlock - Static : 0;
+  return cudaSuccess;
+}
+
+cudaError_t activeClusters(KernelRecord &K, dim3 Block, size_t DynamicShared,
+                           const LaunchAttribute *Attrs, unsigned NumAttrs, int *Out) {
+  if (!Out || (NumAttrs && !Attrs))
+    return fail(cudaErrorInvalidValue);
+  uint64_t ClusterBlocks = 1;
+  for (unsigned I = 0; I < NumAttrs; ++I)
+    if (Attrs[I].Id == 4) { // cluster dimension
+      unsigned Dim[3];
+      std::memcpy(Dim, Attrs[I].Value, sizeof Dim);
+      ClusterBlocks = uint64_t(Dim[0]) * Dim[1] * Dim[2];
+    }
+  if (ClusterBlocks == 0)
+    return fail(cudaErrorInvalidClusterSize, "a cluster of no blocks");
+  int PerUnit = 0;
+  if (cudaError_t E = occupancyBlocks(K, int(Block.x * Block.y * Block.z), DynamicShared, &PerUnit))
+    return E;
+  Context *C = nullptr;
+  if (cudaError_t E = context(C))
+    return E;
+  *Out = ClusterBlocks == 1 ? PerUnit * C->Props.multiProcessorCount : 0;
   return cudaSuccess;
 }
 
@@ -131,6 +155,33 @@ CUresult cuOccupancyMaxPotentialBlockSize(int *MinGrid, int *Block, CUfunction F
                                           size_t (*DynamicFor)(int), size_t Dynamic, int Limit) {
   return cuOccupancyMaxPotentialBlockSizeWithFlags(MinGrid, Block, Function, DynamicFor, Dynamic,
                                                    Limit, 0);
+}
+
+CUresult cuOccupancyMaxActiveClusters(int *NumClusters, CUfunction Function,
+                                      const CuLaunchConfig *Config) {
+  return driverCall([&] {
+    KernelRecord *K = nullptr;
+    if (cudaError_t E = kernelOf(Function, K))
+      return E;
+    if (!Config)
+      return fail(cudaErrorInvalidValue);
+    return activeClusters(*K, dim3{Config->BlockX, Config->BlockY, Config->BlockZ},
+                          Config->SharedBytes, Config->Attrs, Config->NumAttrs, NumClusters);
+  });
+}
+
+// The device's clusters are of one block.
+CUresult cuOccupancyMaxPotentialClusterSize(int *ClusterSize, CUfunction Function,
+                                            const CuLaunchConfig *Config) {
+  return driverCall([&] {
+    KernelRecord *K = nullptr;
+    if (cudaError_t E = kernelOf(Function, K))
+      return E;
+    if (!ClusterSize || !Config)
+      return fail(cudaErrorInvalidValue);
+    *ClusterSize = 1;
+    return cudaSuccess;
+  });
 }
 
 } // extern "C"

@@ -134,7 +134,10 @@ struct KernelRecord {
   const loader::Kernel *Resolved = nullptr;
   loader::LazyModule *Module = nullptr; ///< Resolved's, which launches it
   bool Reported = false;                ///< its unavailability was written to stderr
-  int MaxDynamicSharedBytes = -1; ///< cudaFuncAttributeMaxDynamicSharedMemorySize; -1: default
+  int MaxDynamicSharedBytes = -1;  ///< cudaFuncAttributeMaxDynamicSharedMemorySize; -1: default
+  int RequiredCluster = 0;         ///< 1: a required cluster of 1x1x1 set; 0: none
+  int NonPortableClusterSize = 0;  ///< cudaFuncAttributeNonPortableClusterSizeAllowed, as set
+  int ClusterSchedulingPolicy = 0; ///< cudaFuncAttributeClusterSchedulingPolicyPreference
   uint64_t Launches = 0;
 };
 
@@ -249,6 +252,13 @@ cudaError_t contextAndKernel(KernelRecord &K, Context *&C, const loader::Kernel 
 /// holds, and the dynamic shared memory a block may have when \p NumBlocks share one.
 cudaError_t occupancyBlocks(KernelRecord &K, int BlockSize, size_t DynamicShared, int *Out);
 cudaError_t availableDynamicShared(KernelRecord &K, int NumBlocks, int BlockSize, size_t *Out);
+struct LaunchAttribute;
+/// cudaOccupancyMaxActiveClusters, cuOccupancyMaxActiveClusters: the clusters of the launch's
+/// size (its cluster-dimension attribute, else the kernel's required one, else one block) that
+/// the device holds at once: blocks a compute unit holds times the units for clusters of one
+/// block, none for larger clusters (the device's clusters are of one block).
+cudaError_t activeClusters(KernelRecord &K, dim3 Block, size_t DynamicShared,
+                           const LaunchAttribute *Attrs, unsigned NumAttrs, int *Out);
 /// The device variable registered for host shadow \p Symbol.
 cudaError_t resolveSymbol(Context &C, const void *Symbol, loader::GlobalSymbol &Out);
 /// The device address of [Offset, Offset + Bytes) of the variable \p Symbol, checked to lie in it.
@@ -402,8 +412,8 @@ cudaError_t eventElapsedTime(float *Ms, cudaEvent_t Start, cudaEvent_t End);
 /// The PTX's `.target sm_NN` as CUDA's version number (75), 0 when absent.
 int ptxTarget(llvm::StringRef Ptx);
 cudaError_t functionAttributes(KernelRecord &K, cudaFuncAttributes &Out);
-/// cudaFuncAttributeMaxDynamicSharedMemorySize.
-cudaError_t setMaxDynamicSharedBytes(KernelRecord &K, int Value);
+/// cudaFuncSetAttribute and cuFuncSetAttribute (whose attributes have the same values).
+cudaError_t setFunctionAttribute(KernelRecord &K, int Attribute, int Value);
 
 /// Launches \p K with CUDA's launch arguments. A \p Cooperative launch
 /// (cudaLaunchCooperativeKernel) runs every block at once with a grid workspace for

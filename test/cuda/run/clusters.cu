@@ -1,6 +1,9 @@
 // clusters: thread-block clusters of one block (what AMD GPUs offer): cooperative_groups'
 // cluster API inside kernels launched with and without a 1x1x1 cluster dimension, distributed
-// shared memory of rank 0, and a larger cluster refused with CUDA's error. Built for sm_90.
+// shared memory of rank 0, and a larger cluster refused with CUDA's error; the occupancy of
+// clusters (as many of one block as blocks fit, none larger) and the cluster attributes a
+// kernel may be given (a required cluster of one block, the hints; cuBLAS sets them at 9.0).
+// Built for sm_90.
 #include <cooperative_groups.h>
 #include <cstdio>
 #include <cuda_runtime.h>
@@ -68,6 +71,32 @@ int main() {
   config.numAttrs = 1;
   EXPECT(cudaLaunchKernelEx(&config, inCluster, d) == cudaErrorInvalidClusterSize);
   cudaGetLastError();
+
+  int clusters = -1, size = -1, blocksPerUnit = 0;
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocksPerUnit, inCluster, threads, 0));
+  CK(cudaOccupancyMaxActiveClusters(&clusters, inCluster, &config));
+  EXPECT(clusters == 0);
+  attr.val.clusterDim.x = 1;
+  CK(cudaOccupancyMaxActiveClusters(&clusters, inCluster, &config));
+  EXPECT(blocksPerUnit > 0 && clusters == blocksPerUnit * prop.multiProcessorCount);
+  CK(cudaOccupancyMaxPotentialClusterSize(&size, inCluster, &config));
+  EXPECT(size == 1);
+  CK(cudaFuncSetAttribute(inCluster, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  CK(cudaFuncSetAttribute(inCluster, cudaFuncAttributeClusterSchedulingPolicyPreference,
+                          cudaClusterSchedulingPolicySpread));
+  CK(cudaFuncSetAttribute(inCluster, cudaFuncAttributeRequiredClusterWidth, 1));
+  EXPECT(cudaFuncSetAttribute(inCluster, cudaFuncAttributeRequiredClusterWidth, 2) ==
+         cudaErrorInvalidValue);
+  EXPECT(cudaFuncSetAttribute(inCluster, cudaFuncAttributeClusterDimMustBeSet, 1) ==
+         cudaErrorInvalidValue);
+  cudaGetLastError();
+  cudaFuncAttributes fa;
+  CK(cudaFuncGetAttributes(&fa, inCluster));
+  EXPECT(fa.nonPortableClusterSizeAllowed == 1 && fa.requiredClusterWidth == 1 &&
+         fa.clusterSchedulingPolicyPreference == cudaClusterSchedulingPolicySpread);
+  printf("clusters: %d of one block at once, %d blocks a unit\n", clusters, blocksPerUnit);
   CK(cudaFree(d));
   printf("PASS %s\n", kName);
   return 0;
