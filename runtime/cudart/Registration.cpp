@@ -26,7 +26,11 @@ struct CallConfiguration {
   size_t SharedBytes;
   cudaStream_t Stream;
 };
-thread_local std::vector<CallConfiguration> Configurations;
+/// The thread's pushed <<<...>>> configurations; threadHeap, for exit handlers.
+struct ConfigurationsOf {
+  std::vector<CallConfiguration> List;
+};
+std::vector<CallConfiguration> &configurations() { return threadHeap<ConfigurationsOf>().List; }
 
 /// The binary that holds \p Address, for messages.
 std::string binaryOf(const void *Address) {
@@ -170,7 +174,7 @@ char __cudaInitModule(void **Handle) {
 unsigned __cudaPushCallConfiguration(dim3 Grid, dim3 Block, size_t SharedBytes,
                                      cudaStream_t Stream) {
   try {
-    Configurations.push_back({Grid, Block, SharedBytes, Stream});
+    configurations().push_back({Grid, Block, SharedBytes, Stream});
     return 0;
   } catch (...) {
     return 1;
@@ -178,14 +182,14 @@ unsigned __cudaPushCallConfiguration(dim3 Grid, dim3 Block, size_t SharedBytes,
 }
 
 cudaError_t __cudaPopCallConfiguration(dim3 *Grid, dim3 *Block, size_t *SharedBytes, void *Stream) {
-  if (Configurations.empty())
+  if (configurations().empty())
     return fail(cudaErrorMissingConfiguration);
-  const CallConfiguration &C = Configurations.back();
+  const CallConfiguration &C = configurations().back();
   *Grid = C.Grid;
   *Block = C.Block;
   *SharedBytes = C.SharedBytes;
   *static_cast<cudaStream_t *>(Stream) = C.Stream;
-  Configurations.pop_back();
+  configurations().pop_back();
   return cudaSuccess;
 }
 

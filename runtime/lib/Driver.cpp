@@ -42,7 +42,11 @@ const ResultInfo *find(CUresult R) {
 thread_local CUresult DetailResult = CUDA_SUCCESS; ///< the result threadTexts().DriverText is of
 
 /// The thread's context stack (cuCtxPushCurrent/PopCurrent; cuCtxSetCurrent replaces the top).
-thread_local std::vector<DriverContext *> ContextStack;
+/// The calling thread's context stack (cuCtxPushCurrent): threadHeap, for exit handlers.
+struct ContextStackOf {
+  std::vector<DriverContext *> Stack;
+};
+std::vector<DriverContext *> &contextStack() { return threadHeap<ContextStackOf>().Stack; }
 
 cudaError_t checkOrdinal(CUdevice Device) {
   if (Device != 0)
@@ -70,7 +74,7 @@ cudaError_t createContext(CUcontext *Out, unsigned Flags, CUdevice Device) {
     std::lock_guard<std::mutex> Lock(S.Mutex);
     S.Created.insert(C.get());
   }
-  ContextStack.push_back(C.get());
+  contextStack().push_back(C.get());
   *Out = reinterpret_cast<CUcontext>(C.release());
   return cudaSuccess;
 }
@@ -142,8 +146,8 @@ CUresult recordResult(CUresult R, cudaError_t E) {
 }
 
 cudaError_t currentContext(DriverContext *&Out) {
-  if (!ContextStack.empty()) {
-    Out = ContextStack.back();
+  if (!contextStack().empty()) {
+    Out = contextStack().back();
     return cudaSuccess;
   }
   if (runtimeApiUsedOnThread()) {
@@ -445,7 +449,7 @@ CUresult cuCtxDestroy_v2(CUcontext Ctx) {
       S.Created.erase(C);
       Modules.swap(C->Modules);
     }
-    std::erase(ContextStack, C);
+    std::erase(contextStack(), C);
     delete C;
     return unloadModules(std::move(Modules));
   });
@@ -456,18 +460,18 @@ CUresult cuCtxPushCurrent_v2(CUcontext Ctx) {
     DriverContext *C = nullptr;
     if (cudaError_t E = contextOf(Ctx, C))
       return E;
-    ContextStack.push_back(C);
+    contextStack().push_back(C);
     return cudaSuccess;
   });
 }
 
 CUresult cuCtxPopCurrent_v2(CUcontext *Ctx) {
   return driverCall([&] {
-    if (ContextStack.empty())
+    if (contextStack().empty())
       return fail(cudaErrorDeviceUninitialized, "the context stack is empty");
     if (Ctx)
-      *Ctx = reinterpret_cast<CUcontext>(ContextStack.back());
-    ContextStack.pop_back();
+      *Ctx = reinterpret_cast<CUcontext>(contextStack().back());
+    contextStack().pop_back();
     return cudaSuccess;
   });
 }
@@ -475,17 +479,17 @@ CUresult cuCtxPopCurrent_v2(CUcontext *Ctx) {
 CUresult cuCtxSetCurrent(CUcontext Ctx) {
   return driverCall([&] {
     if (!Ctx) {
-      if (!ContextStack.empty())
-        ContextStack.pop_back();
+      if (!contextStack().empty())
+        contextStack().pop_back();
       return cudaSuccess;
     }
     DriverContext *C = nullptr;
     if (cudaError_t E = contextOf(Ctx, C))
       return E;
-    if (ContextStack.empty())
-      ContextStack.push_back(C);
+    if (contextStack().empty())
+      contextStack().push_back(C);
     else
-      ContextStack.back() = C;
+      contextStack().back() = C;
     return cudaSuccess;
   });
 }
@@ -495,7 +499,7 @@ CUresult cuCtxGetCurrent(CUcontext *Ctx) {
     if (!Ctx)
       return fail(cudaErrorInvalidValue);
     *Ctx = nullptr;
-    if (ContextStack.empty() && !runtimeApiUsedOnThread())
+    if (contextStack().empty() && !runtimeApiUsedOnThread())
       return cudaSuccess;
     DriverContext *C = nullptr;
     if (cudaError_t E = currentContext(C))

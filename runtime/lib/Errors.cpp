@@ -51,7 +51,6 @@ bool isSticky(cudaError_t E) {
 
 thread_local cudaError_t LastError = cudaSuccess;
 thread_local cudaError_t DetailCode = cudaSuccess; ///< the error threadTexts().Detail is of
-thread_local ThreadTexts *Texts = nullptr;         ///< trivially destructible: see ThreadTexts
 thread_local bool InDriverApi = false;
 thread_local bool RuntimeApiThread = false;
 
@@ -59,24 +58,7 @@ std::atomic<cudaError_t> Sticky{cudaSuccess};
 
 } // namespace
 
-ThreadTexts &threadTexts() {
-  static pthread_key_t Key = [] {
-    pthread_key_t K;
-    // Runs when a thread ends (never for the main thread, which exit() ends), after its C++
-    // TLS destructors, which may still fail CUDA calls.
-    if (pthread_key_create(&K, [](void *P) {
-          delete static_cast<ThreadTexts *>(P);
-          Texts = nullptr;
-        }))
-      std::abort(); // no key left: the process has used up PTHREAD_KEYS_MAX
-    return K;
-  }();
-  if (!Texts) {
-    Texts = new ThreadTexts;
-    pthread_setspecific(Key, Texts);
-  }
-  return *Texts;
-}
+ThreadTexts &threadTexts() { return threadHeap<ThreadTexts>(); }
 
 cudaError_t fail(cudaError_t E, const std::string &Text) {
   // The driver API has no last error; its calls leave the runtime's alone.

@@ -263,11 +263,15 @@ cudaError_t synchronizeAll(Context &C) {
 }
 
 namespace {
-/// Return addresses of the per-thread entry points the thread is in (EntryPoints.h).
-thread_local std::vector<void *> PerThreadCalls;
+/// Return addresses of the per-thread entry points the thread is in (EntryPoints.h); threadHeap,
+/// for exit handlers.
+struct PerThreadCallsOf {
+  std::vector<void *> Calls;
+};
+std::vector<void *> &perThreadCalls() { return threadHeap<PerThreadCallsOf>().Calls; }
 } // namespace
 
-bool inPerThreadCall() { return !PerThreadCalls.empty(); }
+bool inPerThreadCall() { return !perThreadCalls().empty(); }
 
 cudaStream_t resolveStream(cudaStream_t S) {
   if (S != StreamPerThread && (S || !inPerThreadCall()))
@@ -538,11 +542,11 @@ cudaError_t launchKernelEx(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, 
 } // namespace ptx2amd::runtime
 
 extern "C" void ptx2amd_per_thread_enter(void *ReturnAddress) {
-  ptx2amd::runtime::PerThreadCalls.push_back(ReturnAddress);
+  ptx2amd::runtime::perThreadCalls().push_back(ReturnAddress);
 }
 
 extern "C" void *ptx2amd_per_thread_leave() {
-  void *R = ptx2amd::runtime::PerThreadCalls.back();
-  ptx2amd::runtime::PerThreadCalls.pop_back();
+  void *R = ptx2amd::runtime::perThreadCalls().back();
+  ptx2amd::runtime::perThreadCalls().pop_back();
   return R;
 }

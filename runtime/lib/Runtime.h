@@ -30,6 +30,7 @@
 #include <mutex>
 #include <new>
 #include <optional>
+#include <pthread.h>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -38,10 +39,32 @@ namespace ptx2amd::runtime {
 
 //===-- errors -------------------------------------------------------------===//
 
-/// The calling thread's error texts. They live on the heap from the thread's first error until
-/// the thread ends (a pthread key's destructor), not in thread_local strings: glibc runs the main
-/// thread's TLS destructors before the exit handlers, where NVIDIA's static runtime still calls
-/// the driver (after a sticky error every such call fails and records its text).
+/// The calling thread's \p T, on the heap from the thread's first use until the thread ends (a
+/// pthread key's destructor), never in a thread_local object with a destructor: glibc runs the
+/// main thread's TLS destructors before the exit handlers, where programs and NVIDIA's libraries
+/// still call the driver (cublasDestroy from an atexit handler, the static runtime's cleanup).
+template <typename T> T &threadHeap() {
+  static constinit thread_local T *Mine = nullptr; // trivially destructible
+  static pthread_key_t Key = [] {
+    pthread_key_t K;
+    // Runs when a thread ends (never for the main thread, which exit() ends), after its C++
+    // TLS destructors, which may still make CUDA calls.
+    if (pthread_key_create(&K, [](void *P) {
+          delete static_cast<T *>(P);
+          Mine = nullptr;
+        }))
+      std::abort(); // no key left: the process has used up PTHREAD_KEYS_MAX
+    return K;
+  }();
+  if (!Mine) {
+    Mine = new T;
+    pthread_setspecific(Key, Mine);
+  }
+  return *Mine;
+}
+
+/// The calling thread's error texts (threadHeap: after a sticky error every call from an exit
+/// handler fails and records its text).
 struct ThreadTexts {
   std::string Detail;     ///< "<CUDA's text>: <detail>" of the runtime's last detailed error
   std::string Why;        ///< <detail> alone
