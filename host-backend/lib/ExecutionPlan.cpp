@@ -45,6 +45,26 @@ KernelFunctions chosenFunctions(const ExecutionPlan &P) {
   return Made;
 }
 
+std::vector<ExecutionPlan> otherPlans(const ExecutionPlan &P, const KernelFunctions &Made) {
+  std::vector<ExecutionPlan> Others;
+  auto Add = [&](Mode How, const std::string &Symbol) {
+    if (Symbol.empty() || Symbol == P.Symbol)
+      return;
+    ExecutionPlan O = P;
+    O.How = How;
+    O.Symbol = Symbol;
+    O.Loop = nullptr;
+    O.Wave = nullptr;
+    O.Item = nullptr;
+    Others.push_back(std::move(O));
+  };
+  Add(Mode::Waves, Made.Wave);
+  Add(Mode::WavesWithBarriers, Made.WaveGroup);
+  Add(Mode::Loop, Made.Loop);
+  Add(Mode::WorkGroup, Made.WorkGroup);
+  return Others;
+}
+
 Mode launchMode(const ExecutionPlan &P, const LaunchConfig &C, bool ForceFibers) {
   switch (P.How) {
   case Mode::Waves:
@@ -75,35 +95,36 @@ Execution toExecution(Mode How) {
   return Execution::Fibers;
 }
 
+const char *modeName(Mode How) {
+  switch (How) {
+  case Mode::Waves:
+    return "waves";
+  case Mode::WavesWithBarriers:
+    return "waves that meet, as a compiled workgroup";
+  case Mode::Loop:
+    return "work-item loop";
+  case Mode::WorkGroup:
+    return "compiled workgroup";
+  case Mode::Fibers:
+    break;
+  }
+  return "fibers";
+}
+
 std::string describe(const ExecutionPlan &P) {
   if (!P.Unavailable.empty())
     return "cannot run here: " + P.Unavailable;
   std::string S;
   llvm::raw_string_ostream OS(S);
-  switch (P.How) {
-  case Mode::Waves:
-    OS << "waves";
-    break;
-  case Mode::WavesWithBarriers:
-    OS << "waves that meet, as a compiled workgroup";
-    break;
-  case Mode::Loop:
-    OS << "work-item loop";
-    break;
-  case Mode::WorkGroup:
-    OS << "compiled workgroup";
-    break;
-  case Mode::Fibers:
-    OS << "fibers";
-    break;
-  }
-  OS << " (" << P.Symbol << ")";
+  OS << modeName(P.How) << " (" << P.Symbol << ")";
   if (P.LockstepPoints)
     OS << "; " << P.LockstepPoints << " lockstep points";
   if (!P.VectorReason.empty())
     OS << "; not vectorised: " << P.VectorReason;
   if (!P.FiberReason.empty())
     OS << "; fibers: " << P.FiberReason;
+  if (!P.OrderReason.empty())
+    OS << "; order-dependent: " << P.OrderReason;
   return S;
 }
 

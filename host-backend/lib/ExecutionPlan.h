@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ptx2amd::host {
 
@@ -43,6 +44,10 @@ struct ExecutionPlan {
   std::string VectorReason;
   std::string FiberReason; ///< why a kernel that meets has no compiled workgroup (empty: it has)
   bool Meets = false;      ///< reaches a barrier or a cross-lane operation
+  /// Why its results may depend on the order its work-items run in (an atomic whose old value
+  /// it uses, a floating-point atomic add, a clock): the differential mode runs it under every
+  /// plan but does not compare what they wrote. Empty: they may not.
+  std::string OrderReason;
   unsigned LockstepPoints = 0; ///< wave meetings Lockstep.cpp inserted
 
   /// In a loaded module (HostDevice.cpp binds them): EntrySymbol's function, and Symbol's as How
@@ -64,10 +69,17 @@ void choosePlan(ExecutionPlan &P, const KernelFunctions &Made);
 /// The one function of Made that \p P runs, the others empty (the inverse of choosePlan).
 KernelFunctions chosenFunctions(const ExecutionPlan &P);
 
+/// A plan for each function of \p Made besides \p P's own, otherwise \p P (the differential
+/// mode's; a module keeps them all only there).
+std::vector<ExecutionPlan> otherPlans(const ExecutionPlan &P, const KernelFunctions &Made);
+
 /// How one launch of \p P runs: the plan, or fibers where the launch asks for them (\p C.Fibers
 /// or \p ForceFibers for a compiled workgroup or waves, C.Scalar for waves) or where workgroups
 /// must be able to wait for each other (C.Cooperative: loops and waves run one at a time).
 Mode launchMode(const ExecutionPlan &P, const LaunchConfig &C, bool ForceFibers);
+
+/// "waves", "work-item loop", ...: \p How in words.
+const char *modeName(Mode How);
 
 /// The public Execution of \p How (WavesWithBarriers: Waves).
 Execution toExecution(Mode How);

@@ -4,6 +4,7 @@
 #include "ptx2amd/host-backend/HostDevice.h"
 #include "ptx2amd/support/Error.h"
 
+#include "Differential.h"
 #include "Jit.h"
 #include "LaneState.h"
 #include "Retarget.h"
@@ -155,7 +156,9 @@ void readMetadata(Reader &R, amdgpu::KernelMetadata &M) {
 struct KernelEntry {
   std::string Name;
   amdgpu::KernelMetadata Meta;
-  ExecutionPlan Plan; ///< Plan.Unavailable also says why the translation lost it
+  ExecutionPlan Plan;                ///< Plan.Unavailable also says why the translation lost it
+  KernelFunctions Made;              ///< Plan's function, or every one made (the differential mode)
+  std::vector<ExecutionPlan> Others; ///< a plan for each other function of Made, bound
 };
 
 struct LoadedModule::Impl {
@@ -165,11 +168,13 @@ struct LoadedModule::Impl {
   std::vector<GlobalInfo> Globals;
   uint32_t StaticLdsBytes = 0;
   bool HasOutput = false;
-  std::string HostIdentity;         ///< what the object was compiled for (hostIdentity())
-  void **OutputBuffer = nullptr;    ///< the module's __ptx2amd_output_buffer, when it has one
-  void (*Resume)(void *) = nullptr; ///< resumes a compiled workgroup's work-item
-  std::mutex LaunchMutex;           ///< the output buffer variable is per module
-  bool ForceFibers = false;         ///< every launch as LaunchConfig::Fibers (HostOverrides)
+  std::string HostIdentity;           ///< what the object was compiled for (hostIdentity())
+  void **OutputBuffer = nullptr;      ///< the module's __ptx2amd_output_buffer, when it has one
+  void (*Resume)(void *) = nullptr;   ///< resumes a compiled workgroup's work-item
+  std::mutex LaunchMutex;             ///< the output buffer variable is per module
+  bool ForceFibers = false;           ///< every launch as LaunchConfig::Fibers (HostOverrides)
+  bool Differential = false;          ///< every launch under every plan (HostOverrides)
+  std::vector<MemoryRange> Variables; ///< the globals' memory, for the differential mode
 
   KernelEntry *find(StringRef Name) {
     for (KernelEntry &K : Kernels)
@@ -218,6 +223,16 @@ struct LoadedModule::Impl {
       }
       if (Error E = bind(K.Plan))
         return E;
+      K.Others = otherPlans(K.Plan, K.Made);
+      for (ExecutionPlan &O : K.Others)
+        if (Error E = bind(O))
+          return E;
+    }
+    for (const GlobalInfo &G : Differential ? Globals : std::vector<GlobalInfo>()) {
+      auto A = Jit->lookup(G.Name);
+      if (!A)
+        return A.takeError();
+      Variables.push_back({reinterpret_cast<uint8_t *>(*A), G.Size, "variable '" + G.Name + "'"});
     }
     if (HasOutput) {
       auto A = Jit->lookup(amdgpu::OutputBufferSymbol);
@@ -231,9 +246,14 @@ struct LoadedModule::Impl {
 
 namespace {
 
-/// The load's: vectorised waves, unless the environment forbids them.
-bool vectorizes(const LoadOptions &Opts) {
-  return Opts.VectorizeWaves && !Opts.Forced.NoWaveVectors;
+/// The load's: vectorised waves, unless the environment forbids them; every plan's function in
+/// the differential mode.
+RetargetOptions retargetOptions(const LoadOptions &Opts) {
+  RetargetOptions R;
+  R.Vectorize = Opts.VectorizeWaves && !Opts.Forced.NoWaveVectors;
+  R.EveryPlan = Opts.Forced.Differential;
+  R.BreakWaveXor = Opts.BreakWaveXorForTests;
+  return R;
 }
 
 /// At PTX2AMD_LOG=info, how each kernel runs, and the module's counts.
@@ -323,8 +343,8 @@ std::vector<uint8_t> LoadedModule::compiled() const {
   Body.u8(P->HasOutput);
   Body.u32(uint32_t(P->Kernels.size()));
   for (const KernelEntry &K : P->Kernels) {
-    // The plan as format 6 has it: the function it runs in its slot, the others empty.
-    KernelFunctions Made = chosenFunctions(K.Plan);
+    // The plan's function in its slot, the others empty but in the differential mode.
+    const KernelFunctions &Made = K.Made;
     Body.str(K.Name);
     Body.str(K.Plan.Unavailable);
     Body.u8(K.Plan.Meets);
@@ -336,6 +356,7 @@ std::vector<uint8_t> LoadedModule::compiled() const {
     Body.str(Made.Wave);
     Body.str(Made.WaveGroup);
     Body.str(K.Plan.VectorReason);
+    Body.str(K.Plan.OrderReason);
     writeMetadata(Body, K.Meta);
   }
   Body.u32(uint32_t(P->Globals.size()));
@@ -360,13 +381,15 @@ const HostOverrides &HostOverrides::environment() {
     O.NoWaveVectors = Vector && StringRef(Vector) == "0";
     const char *Fibers = getenv("PTX2AMD_HOST_FIBERS");
     O.Fibers = Fibers && StringRef(Fibers) == "1";
+    const char *Differential = getenv("PTX2AMD_HOST_DIFFERENTIAL");
+    O.Differential = Differential && StringRef(Differential) == "1";
     return O;
   }();
   return Env;
 }
 
 Expected<std::string> Device::hostIdentity(const LoadOptions &Opts) {
-  return host::hostIdentity(!Opts.Forced.NoWaveVectors);
+  return host::hostIdentity(!Opts.Forced.NoWaveVectors, Opts.Forced.Differential);
 }
 
 Expected<unsigned> Device::computeUnits() { return workerCount(); }
@@ -399,7 +422,7 @@ Expected<std::string> Device::retargetedModule(StringRef Ptx, StringRef Name,
   auto HT = hostTarget();
   if (!HT)
     return HT.takeError();
-  auto R = retargetModule(*Tr.Module, T, *HT, vectorizes(Opts));
+  auto R = retargetModule(*Tr.Module, T, *HT, retargetOptions(Opts));
   if (!R)
     return R.takeError();
   std::string S;
@@ -447,7 +470,8 @@ Device::loadPtx(StringRef Ptx, StringRef Name, const amdgpu::Target &T, const Lo
     return Identity.takeError();
   P->HostIdentity = std::move(*Identity);
   P->ForceFibers = Opts.Forced.Fibers;
-  auto R = retargetModule(M, T, *HT, vectorizes(Opts));
+  P->Differential = Opts.Forced.Differential;
+  auto R = retargetModule(M, T, *HT, retargetOptions(Opts));
   if (!R)
     return R.takeError();
   P->StaticLdsBytes = R->StaticLdsBytes;
@@ -462,6 +486,7 @@ Device::loadPtx(StringRef Ptx, StringRef Name, const amdgpu::Target &T, const Lo
       continue;
     K->Meta = std::move(RK.Meta);
     K->Plan = std::move(RK.Plan);
+    K->Made = std::move(RK.Made);
   }
   if (Error E = P->bind())
     return E;
@@ -497,6 +522,7 @@ Device::loadCompiled(ArrayRef<uint8_t> Bytes, const amdgpu::Target &T, const Loa
     return Refuse("compiled for host '" + Host + "', this one is '" + *Identity + "'");
   P->HostIdentity = std::move(*Identity);
   P->ForceFibers = Opts.Forced.Fibers;
+  P->Differential = Opts.Forced.Differential;
   P->StaticLdsBytes = R.u32();
   P->HasOutput = R.u8();
   uint32_t NumKernels = R.u32();
@@ -514,7 +540,9 @@ Device::loadCompiled(ArrayRef<uint8_t> Bytes, const amdgpu::Target &T, const Loa
     Made.Wave = R.str();
     Made.WaveGroup = R.str();
     K.Plan.VectorReason = R.str();
+    K.Plan.OrderReason = R.str();
     choosePlan(K.Plan, Made);
+    K.Made = std::move(Made);
     readMetadata(R, K.Meta);
     P->Kernels.push_back(std::move(K));
   }
@@ -550,12 +578,63 @@ void *Device::allocate(size_t Bytes) {
     Rounded = (Rounded + 4095) & ~size_t(4095);
     P = Allocate(4096, Rounded);
   }
-  if (P)
+  if (P) {
     std::memset(P, 0, Rounded);
+    trackMemory(P, Rounded, false);
+  }
   return P;
 }
 
-void Device::release(void *P) { std::free(P); }
+void Device::release(void *P) {
+  if (!P)
+    return;
+  untrackMemory(P);
+  std::free(P);
+}
+
+void Device::knowMemory(void *P, size_t Bytes) { trackMemory(P, Bytes, true); }
+
+void Device::forgetMemory(void *P) { untrackMemory(P); }
+
+std::shared_mutex &Device::memoryMutex() {
+  static std::shared_mutex *M = new std::shared_mutex; // never destroyed: used until exit
+  return *M;
+}
+
+/// Runs \p L with a device output buffer of its own: the output, or the launch's error with the
+/// assertions and printf output it left.
+static Expected<amdgpu::DeviceOutput> runPlan(LoadedModule::Impl &P, const KernelLaunch &L) {
+  std::unique_ptr<uint8_t, FreeDeleter> Output;
+  if (P.OutputBuffer) {
+    Output.reset(static_cast<uint8_t *>(std::calloc(1, OutputBufferBytes)));
+    if (!Output)
+      return makeError(ErrorKind::OutOfResources, "out of memory for the device output buffer");
+    uint32_t Capacity = OutputBufferBytes - amdgpu::OutputHeaderSize;
+    std::memcpy(Output.get(), &Capacity, 4);
+    *P.OutputBuffer = Output.get();
+  }
+  Error Run = runLaunch(L);
+  amdgpu::DeviceOutput Out;
+  if (P.OutputBuffer) {
+    *P.OutputBuffer = nullptr;
+    auto Read = amdgpu::readDeviceOutput(ArrayRef<uint8_t>(Output.get(), OutputBufferBytes));
+    if (!Read)
+      return joinErrors(std::move(Run), Read.takeError());
+    Out = std::move(*Read);
+  }
+  if (Run) {
+    auto [Kind, Msg] = amdgpu::takeFault(std::move(Run));
+    for (const std::string &A : Out.Assertions)
+      Msg += "\n  device assertion: " + A;
+    // An assertion traps after writing its record.
+    if (!Out.Assertions.empty())
+      Kind = amdgpu::FaultKind::Assertion;
+    if (!Out.Text.empty())
+      Msg += "\n  device printf output before the failure:\n" + Out.Text;
+    return amdgpu::makeFault(Kind, Msg);
+  }
+  return Out;
+}
 
 Expected<amdgpu::DeviceOutput> Device::launch(LoadedModule &LM, StringRef Kernel,
                                               const LaunchConfig &C, void **Args) {
@@ -620,36 +699,35 @@ Expected<amdgpu::DeviceOutput> Device::launch(LoadedModule &LM, StringRef Kernel
   L.WatchdogMs = C.WatchdogMs ? C.WatchdogMs : defaultWatchdogMs();
 
   std::lock_guard<std::mutex> Lock(P.LaunchMutex);
-  std::unique_ptr<uint8_t, FreeDeleter> Output;
-  if (P.OutputBuffer) {
-    Output.reset(static_cast<uint8_t *>(std::calloc(1, OutputBufferBytes)));
-    if (!Output)
-      return makeError(ErrorKind::OutOfResources, "out of memory for the device output buffer");
-    uint32_t Capacity = OutputBufferBytes - amdgpu::OutputHeaderSize;
-    std::memcpy(Output.get(), &Capacity, 4);
-    *P.OutputBuffer = Output.get();
-  }
-  Error Run = runLaunch(L);
-  amdgpu::DeviceOutput Out;
-  if (P.OutputBuffer) {
-    *P.OutputBuffer = nullptr;
-    auto Read = amdgpu::readDeviceOutput(ArrayRef<uint8_t>(Output.get(), OutputBufferBytes));
-    if (!Read)
-      return joinErrors(std::move(Run), Read.takeError());
-    Out = std::move(*Read);
-  }
-  if (Run) {
-    auto [Kind, Msg] = amdgpu::takeFault(std::move(Run));
-    for (const std::string &A : Out.Assertions)
-      Msg += "\n  device assertion: " + A;
-    // An assertion traps after writing its record.
-    if (!Out.Assertions.empty())
-      Kind = amdgpu::FaultKind::Assertion;
-    if (!Out.Text.empty())
-      Msg += "\n  device printf output before the failure:\n" + Out.Text;
-    return amdgpu::makeFault(Kind, Msg);
-  }
-  return Out;
+  auto RunPlan = [&](Mode How, const ExecutionPlan &Plan) {
+    KernelLaunch Run = L;
+    Run.How = How;
+    Run.Plan = &Plan;
+    std::memset(Workspace, 0, sizeof Workspace);
+    return runPlan(P, Run);
+  };
+  if (!P.Differential)
+    return RunPlan(L.How, K->Plan);
+  // Every other way this launch can run: each plan made for the kernel, fibers for a kernel
+  // that meets (as LaunchConfig::Fibers would), none that a cooperative launch rules out.
+  DifferentialLaunch D;
+  D.Kernel = K->Name;
+  D.Plan = &K->Plan;
+  D.How = L.How;
+  D.Globals = P.Variables;
+  D.Arguments = KernargBytes.take_front(K->Meta.explicitKernargSize());
+  auto Add = [&](Mode How, const ExecutionPlan &Plan) {
+    if (How != D.How && none_of(D.Others, [&](const auto &O) { return O.first == How; }))
+      D.Others.push_back({How, &Plan});
+  };
+  Add(launchMode(K->Plan, C, false), K->Plan);
+  for (const ExecutionPlan &O : K->Others)
+    Add(launchMode(O, C, false), O);
+  if (K->Plan.Meets)
+    Add(Mode::Fibers, K->Plan);
+  // Copies on other streams wait while this launch restores memory.
+  std::unique_lock<std::shared_mutex> Memory(memoryMutex());
+  return runDifferential(D, RunPlan);
 }
 
 } // namespace ptx2amd::host

@@ -116,12 +116,13 @@ Expected<HostTarget> hostTarget() {
   return HostTarget{JTMB->getTargetTriple().str(), hostDataLayout(*DL), Avx512};
 }
 
-Expected<std::string> hostIdentity(bool WaveVectors) {
+Expected<std::string> hostIdentity(bool WaveVectors, bool EveryPlan) {
   auto JTMB = hostMachine();
   if (!JTMB)
     return JTMB.takeError();
   return JTMB->getTargetTriple().str() + " " + JTMB->getCPU() + " " +
-         JTMB->getFeatures().getString() + (WaveVectors ? "" : " no-wave-vectors");
+         JTMB->getFeatures().getString() + (WaveVectors ? "" : " no-wave-vectors") +
+         (EveryPlan ? " every-plan" : "");
 }
 
 Expected<std::unique_ptr<JitModule>> JitModule::link(ArrayRef<uint8_t> Object,

@@ -34,8 +34,9 @@ llvm::Expected<HostTarget> hostTarget();
 
 /// The triple, CPU and features host code is generated for: an object compiled for another
 /// identity may use instructions this CPU lacks; and " no-wave-vectors" unless \p WaveVectors
-/// (HostOverrides::NoWaveVectors), so that a cache keeps the two apart.
-llvm::Expected<std::string> hostIdentity(bool WaveVectors);
+/// (HostOverrides::NoWaveVectors), " every-plan" with \p EveryPlan (the differential mode's
+/// modules keep every function), so that a cache keeps them apart.
+llvm::Expected<std::string> hostIdentity(bool WaveVectors, bool EveryPlan);
 
 using RuntimeSymbols = std::vector<std::pair<const char *, void *>>;
 

@@ -41,23 +41,26 @@ void useHostLayout(Retargeter &R, const HostTarget &Host) {
 
 void planKernels(Retargeter &R) {
   for (size_t I = 0; I < R.Out.Kernels.size(); ++I) {
-    ExecutionPlan &P = R.Out.Kernels[I].Plan;
+    RetargetedKernel &K = R.Out.Kernels[I];
     const KernelFunctions &Made = R.Made[I];
-    choosePlan(P, Made);
+    choosePlan(K.Plan, Made);
+    K.Made = R.Opts.EveryPlan ? Made : chosenFunctions(K.Plan);
+    if (R.Opts.EveryPlan)
+      continue;
     // Waves replace the work-item loop and the compiled workgroup (compiling them too would
     // double the time a load takes); the entry stays, for fibers (LaunchConfig::Fibers).
     for (const std::string *Sym : {&Made.Loop, &Made.WorkGroup, &Made.Wave, &Made.WaveGroup})
-      if (!Sym->empty() && *Sym != P.Symbol)
+      if (!Sym->empty() && *Sym != K.Plan.Symbol)
         eraseWorkGroup(R.M, *Sym);
   }
 }
 
 Expected<RetargetedModule> retargetModule(Module &M, const amdgpu::Target &T,
-                                          const HostTarget &Host, bool Vectorize) {
+                                          const HostTarget &Host, const RetargetOptions &Opts) {
   if (M.getTargetTriple().getArch() != llvm::Triple::amdgcn)
     return fail(ErrorKind::Internal,
                 "module '" + M.getModuleIdentifier() + "' is not an AMDGPU module");
-  Retargeter R(M, T, Vectorize, Host.MaskedVectorMemory);
+  Retargeter R(M, T, Opts, Host.MaskedVectorMemory);
 
   // The passes, in order. Each is one file of lib/ (Retargeter.h declares them).
   layoutKernels(R);           // KernelLayout.cpp: metadata, kernarg layout, entry names

@@ -24,6 +24,16 @@ struct RetargetedKernel {
   /// static LDS of the variables the kernel reaches (AMDGPU's figure, not the arena's layout).
   amdgpu::KernelMetadata Meta;
   ExecutionPlan Plan; ///< its functions' symbols, how they run and why not otherwise
+  /// The functions of the module that run its workgroups: the plan's, or every one made for it
+  /// (RetargetOptions::EveryPlan).
+  KernelFunctions Made;
+};
+
+/// What retargetModule makes.
+struct RetargetOptions {
+  bool Vectorize = true;     ///< wave functions where a kernel can have one
+  bool EveryPlan = false;    ///< every function made for a kernel stays (the differential mode)
+  bool BreakWaveXor = false; ///< tests only: LoadOptions::BreakWaveXorForTests
 };
 
 struct RetargetedModule {
@@ -39,10 +49,11 @@ std::string hostDataLayout(const llvm::DataLayout &Host);
 /// become offsets in the workgroup's arena, llvm.amdgcn.* calls become work-item state reads or
 /// calls into the wave emulator, 32-bit pointer accesses go through zero-extended addresses,
 /// kernels become C functions taking the kernarg segment, vectorised over their waves where they
-/// can be when \p Vectorize; each kernel gets its execution plan; then sets the host's triple and
+/// can be (\p Opts); each kernel gets its execution plan; then sets the host's triple and
 /// layout and verifies. An intrinsic or external function the host backend does not implement is
 /// an error that names it. The passes, in order: Pipeline.cpp.
 llvm::Expected<RetargetedModule> retargetModule(llvm::Module &M, const amdgpu::Target &T,
-                                                const HostTarget &Host, bool Vectorize);
+                                                const HostTarget &Host,
+                                                const RetargetOptions &Opts);
 
 } // namespace ptx2amd::host

@@ -12,9 +12,10 @@ using namespace llvm;
 
 namespace ptx2amd::host {
 
-Retargeter::Retargeter(Module &M, const amdgpu::Target &T, bool Vectorize, bool MaskedMemory)
-    : M(M), T(T), Vectorize(Vectorize), MaskedMemory(MaskedMemory), C(M.getContext()),
-      I8(Type::getInt8Ty(C)), I32(Type::getInt32Ty(C)), I64(Type::getInt64Ty(C)),
+Retargeter::Retargeter(Module &M, const amdgpu::Target &T, const RetargetOptions &Opts,
+                       bool MaskedMemory)
+    : M(M), T(T), Opts(Opts), Vectorize(Opts.Vectorize), MaskedMemory(MaskedMemory),
+      C(M.getContext()), I8(Type::getInt8Ty(C)), I32(Type::getInt32Ty(C)), I64(Type::getInt64Ty(C)),
       Ptr(PointerType::get(C, ASFlat)) {
   MDBuilder MDB(C);
   StateScope =

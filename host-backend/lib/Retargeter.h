@@ -37,10 +37,12 @@ constexpr const char *LdsAtomicKind = "ptx2amd.lds.atomic";
 
 class Retargeter {
 public:
-  Retargeter(llvm::Module &M, const amdgpu::Target &T, bool Vectorize, bool MaskedMemory);
+  Retargeter(llvm::Module &M, const amdgpu::Target &T, const RetargetOptions &Opts,
+             bool MaskedMemory);
 
   llvm::Module &M;
   const amdgpu::Target &T;
+  const RetargetOptions Opts;
   bool Vectorize;    ///< make wave functions (VectorizeWaves.cpp)
   bool MaskedMemory; ///< the host has masked vector memory instructions (VectorizeWaves.h)
   llvm::LLVMContext &C;
@@ -93,7 +95,8 @@ void buildKernelEntries(Retargeter &R);
 void vectorizeKernels(Retargeter &R);
 /// WaveFunctions.cpp: waves that would keep more than a frame across barriers are dropped.
 void dropOversizedWaveFrames(Retargeter &R);
-/// Pipeline.cpp: each kernel's plan (choosePlan); the functions it does not run are erased.
+/// Pipeline.cpp: each kernel's plan (choosePlan); the functions it does not run are erased
+/// (RetargetOptions::EveryPlan: kept).
 void planKernels(Retargeter &R);
 /// KernelEntries.cpp: the synchronisation calls that fibers make post their sites, numbered.
 void numberFiberSites(Retargeter &R);

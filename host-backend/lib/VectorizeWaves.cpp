@@ -477,12 +477,12 @@ Function *prepare(Function &Entry, std::string &Why) {
 } // namespace
 
 std::string vectorizeWave(Function &Entry, StringRef Name, unsigned WaveSize, bool MaskedMemory,
-                          bool &Barriers) {
+                          bool &Barriers, bool BreakXor) {
   std::string Why;
   Function *V = prepare(Entry, Why);
   if (!V)
     return Why;
-  detail::Vectorizer Wave(*V, WaveSize, MaskedMemory);
+  detail::Vectorizer Wave(*V, WaveSize, MaskedMemory, BreakXor);
   Why = Wave.run(Name);
   V->eraseFromParent();
   Barriers = Why.empty() && Wave.hasBarrier();

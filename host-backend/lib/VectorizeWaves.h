@@ -21,8 +21,9 @@ namespace ptx2amd::host {
 /// WorkGroup.cpp). Returns why it cannot (a yield is reachable, a construct it does not vectorise,
 /// control flow it cannot structure); empty when \p Name was built. \p MaskedMemory: the host
 /// has masked vector loads, stores, gathers and scatters (AVX-512); elsewhere what is not a
-/// whole vector's or row's access runs as a loop over the active lanes.
+/// whole vector's or row's access runs as a loop over the active lanes. \p BreakXor (tests
+/// only): each lane's 32-bit `xor` comes out one too high, for the differential mode to catch.
 std::string vectorizeWave(llvm::Function &Entry, llvm::StringRef Name, unsigned WaveSize,
-                          bool MaskedMemory, bool &Barriers);
+                          bool MaskedMemory, bool &Barriers, bool BreakXor = false);
 
 } // namespace ptx2amd::host

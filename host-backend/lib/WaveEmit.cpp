@@ -333,6 +333,9 @@ bool Vectorizer::emitVaryingOperation(Instruction &I, Type *WT) {
     Value *V = B->CreateBinOp(BO->getOpcode(), vec(BO->getOperand(0)), R);
     if (auto *NI = dyn_cast<Instruction>(V))
       NI->copyIRFlags(BO);
+    // The deliberately broken vectorisation the differential mode's test catches.
+    if (BreakXor && BO->getOpcode() == Instruction::Xor && I.getType()->isIntegerTy(32))
+      V = B->CreateAdd(V, ConstantInt::get(V->getType(), 1));
     return bind(I, V);
   }
   if (auto *UO = dyn_cast<UnaryOperator>(&I)) {

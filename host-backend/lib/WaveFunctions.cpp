@@ -50,7 +50,7 @@ void vectorizeKernels(Retargeter &R) {
     std::string Name = "__ptx2amd_host_wave_" + K.Meta.Name;
     bool Barriers = false;
     K.Plan.VectorReason = vectorizeWave(*R.M.getFunction(K.Plan.EntrySymbol), Name, R.T.WaveSize,
-                                        R.MaskedMemory, Barriers);
+                                        R.MaskedMemory, Barriers, R.Opts.BreakWaveXor);
     if (!K.Plan.VectorReason.empty())
       continue;
     if (!Barriers) {

@@ -52,9 +52,9 @@ enum class CallKind {
 
 class Vectorizer {
 public:
-  Vectorizer(llvm::Function &Src, unsigned W, bool MaskedMemory)
+  Vectorizer(llvm::Function &Src, unsigned W, bool MaskedMemory, bool BreakXor = false)
       : Src(Src), M(*Src.getParent()), C(M.getContext()), DL(M.getDataLayout()), W(W),
-        MaskedMemory(MaskedMemory) {}
+        MaskedMemory(MaskedMemory), BreakXor(BreakXor) {}
 
   /// Builds the wave function \p Name; an empty reason on success.
   std::string run(llvm::StringRef Name);
@@ -68,6 +68,7 @@ private:
   const llvm::DataLayout &DL;
   unsigned W;
   bool MaskedMemory;           ///< masked loads, stores, gathers and scatters are instructions
+  bool BreakXor;               ///< tests only: a 32-bit xor's lanes come out one too high
   llvm::Function *F = nullptr; ///< the wave
   std::string Why;
   llvm::DominatorTree DT;

@@ -46,6 +46,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <thread>
@@ -316,6 +317,19 @@ static bool insideOne(const std::map<Key, size_t> &Ranges, uintptr_t Begin, size
   return Begin - Start <= It->second && Bytes <= It->second - (Begin - Start);
 }
 
+/// In the differential mode, a copy or memset on one stream waits while a launch on another
+/// restores device memory (host::Device::memoryMutex).
+class SharedMemory {
+public:
+  SharedMemory() {
+    if (host::HostOverrides::environment().Differential)
+      Lock = std::shared_lock<std::shared_mutex>(host::Device::memoryMutex());
+  }
+
+private:
+  std::shared_lock<std::shared_mutex> Lock;
+};
+
 class HostDevice final : public Device {
 public:
   HostDevice(std::unique_ptr<host::Device> Impl, const amdgpu::Target &T, std::string Identity);
@@ -326,11 +340,13 @@ public:
   // The CPU device's memory is the host's: any of it is already reachable. Registering only
   // tells copies that it stays valid (they need not wait).
   Error registerHostMemory(void *Ptr, size_t Bytes) override {
+    host::Device::knowMemory(Ptr, Bytes); // kernels may write it: the differential mode's too
     std::lock_guard<std::mutex> Lock(AllocMutex);
     Registered[uintptr_t(Ptr)] = Bytes;
     return Error::success();
   }
   Error unregisterHostMemory(void *Ptr) override {
+    host::Device::forgetMemory(Ptr);
     std::lock_guard<std::mutex> Lock(AllocMutex);
     Registered.erase(uintptr_t(Ptr));
     return Error::success();
@@ -403,11 +419,13 @@ HostDevice::HostDevice(std::unique_ptr<host::Device> D, const amdgpu::Target &T,
   Props.ShareableFileDescriptors = true;
 }
 
-Expected<void *> HostDevice::allocate(size_t Bytes, MemoryKind) {
+Expected<void *> HostDevice::allocate(size_t Bytes, MemoryKind Kind) {
   // Every kind is host memory, which both sides address alike.
   void *P = Impl->allocate(Bytes);
   if (!P)
     return fail(ErrorKind::OutOfResources, "out of memory allocating " + Twine(Bytes) + " bytes");
+  if (Kind != MemoryKind::Device)
+    host::Device::knowMemory(P, Bytes); // the program's threads may write it at any time
   std::lock_guard<std::mutex> Lock(AllocMutex);
   Allocations.emplace(P, Bytes);
   return P;
@@ -438,6 +456,7 @@ Error HostDevice::copy(void *Dst, const void *Src, size_t Bytes, CopyKind, Strea
     return Error::success();
   WorkQueue &Q = queue(S);
   Q.push([=]() -> Error {
+    SharedMemory Lock;
     std::memmove(Dst, Src, Bytes);
     return Error::success();
   });
@@ -451,6 +470,7 @@ Error HostDevice::memset(void *Dst, uint8_t Value, size_t Bytes, Stream *S) {
     return Error::success();
   WorkQueue &Q = queue(S);
   Q.push([=]() -> Error {
+    SharedMemory Lock;
     std::memset(Dst, Value, Bytes);
     return Error::success();
   });

@@ -351,6 +351,9 @@ std::unique_ptr<host::LoadedModule> loadFamilyModule(const std::string &Ptx,
   }
   host::LoadOptions Opts;
   Opts.VectorizeWaves = WaveVectors;
+  // The work-items' pass (--compare-host-cpu) is differential too: a kernel that meets runs as
+  // a compiled workgroup and as fibers, compared, with nothing more to compile (no waves).
+  Opts.Forced.Differential |= !WaveVectors;
   auto R = D->loadPtx(Ptx, Name, *T, Opts);
   if (!R) {
     Error = llvm::toString(R.takeError());

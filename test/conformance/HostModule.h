@@ -13,7 +13,8 @@ namespace conformance {
 ptx2amd::host::Device *hostDevice(std::string &Error);
 
 /// Whether modules loaded from now on have their kernels vectorised over waves (the host
-/// device's default) or run their work-items one at a time.
+/// device's default) or run their work-items one at a time, in the differential mode (each
+/// launch of a kernel that meets also as fibers, compared).
 void setWaveVectors(bool On);
 
 /// \p Ptx loaded on the host device for \p Target; null with the reason in \p Error.

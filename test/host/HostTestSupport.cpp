@@ -18,10 +18,15 @@ host::Device &device() {
 
 std::unique_ptr<host::LoadedModule> loadText(const std::string &Ptx, const std::string &Target,
                                              bool Vectorize) {
-  const amdgpu::Target *T = amdgpu::findTarget(Target);
-  REQUIRE(T);
   host::LoadOptions Opts;
   Opts.VectorizeWaves = Vectorize;
+  return loadText(Ptx, Target, Opts);
+}
+
+std::unique_ptr<host::LoadedModule> loadText(const std::string &Ptx, const std::string &Target,
+                                             const host::LoadOptions &Opts) {
+  const amdgpu::Target *T = amdgpu::findTarget(Target);
+  REQUIRE(T);
   auto M = device().loadPtx(Ptx, "test.ptx", *T, Opts);
   if (!M)
     FAIL(llvm::toString(M.takeError()));

@@ -29,6 +29,9 @@ host::LoadedModule &module(const std::string &File, const std::string &Target,
 /// Loads PTX text (not cached).
 std::unique_ptr<host::LoadedModule> loadText(const std::string &Ptx, const std::string &Target,
                                              bool Vectorize = true);
+/// Loads PTX text with \p Opts (not cached).
+std::unique_ptr<host::LoadedModule> loadText(const std::string &Ptx, const std::string &Target,
+                                             const host::LoadOptions &Opts);
 
 /// Device memory holding a copy of \p Host; read() copies it back.
 template <typename T> class Buffer {

@@ -3,8 +3,8 @@
 # Runs an nvcc-built program (static or shared runtime, or a driver-API one) unmodified on the host device
 # for TARGET, with runtime/'s libcudart.so.13, libcuda.so.1, libnvrtc.so.13 and libnvJitLink.so.13
 # (in LIBDIR) first on the library path, and passes when the program
-# exits 0 and prints its "PASS NAME" verdict, cold and then warm, then under the host device's
-# other plans (see below). CACHEDIR is the
+# exits 0 and prints its "PASS NAME" verdict, cold and then warm, then in the host device's
+# differential mode, every plan of each launch compared (see below). CACHEDIR is the
 # test's own JIT cache folder.
 set -u
 libdir=$1 cache=$2 target=$3 prog=$4 name=$5
@@ -82,22 +82,24 @@ if printf '%s\n' "$out" | grep -q '^ptx2amd: translated '; then
   exit 1
 fi
 
-# Every other plan of the host device, each forced for the whole program: with
-# PTX2AMD_HOST_VECTOR=0 kernels run as work-item loops and compiled workgroups instead of
-# vectorised waves, and with PTX2AMD_HOST_FIBERS=1 too, as fibers. The program checks its own
-# results each time, so every plan answers to the same reference. A test that sets either
-# variable itself chose its plan: it runs only that one. The static build's kernels are the
-# shared build's: its test leaves the plans to that one.
+# Every other plan of the host device, in one differential run (PTX2AMD_HOST_DIFFERENTIAL=1):
+# each launch runs under every plan its kernel has (vectorised waves, work-item loops or
+# compiled workgroups, fibers), each from the same device memory, and fails when one plan's
+# memory differs from the default plan's; the program then checks the default plan's results.
+# A test that sets PTX2AMD_HOST_VECTOR or PTX2AMD_HOST_FIBERS itself chose its plan: it runs
+# only that one. The static build's kernels are the shared build's: its test leaves the plans to
+# that one.
 if [ $static = 0 ] && [ -z "${PTX2AMD_HOST_VECTOR:-}${PTX2AMD_HOST_FIBERS:-}" ]; then
-  for plan in "PTX2AMD_HOST_VECTOR=0" "PTX2AMD_HOST_VECTOR=0 PTX2AMD_HOST_FIBERS=1"; do
-    # shellcheck disable=SC2086 # the plan is two assignments for env
-    out=$(env $plan LD_BIND_NOW=1 PTX2AMD_DEVICE=host PTX2AMD_HOST_TARGET="$target" \
-      PTX2AMD_CACHE_DIR="$cache" "$prog" 2>&1)
-    rc=$?
-    printf '%s\n' "--- run with $plan" "$out"
-    if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -qx "PASS $name"; then
-      echo "FAIL: $prog with $plan (exit status $rc)"
-      exit 1
-    fi
-  done
+  out=$(PTX2AMD_HOST_DIFFERENTIAL=1 LD_BIND_NOW=1 PTX2AMD_DEVICE=host \
+    PTX2AMD_HOST_TARGET="$target" PTX2AMD_CACHE_DIR="$cache" "$prog" 2>&1)
+  rc=$?
+  printf '%s\n' "--- differential run" "$out"
+  if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -qx "PASS $name"; then
+    echo "FAIL: $prog in the differential mode (exit status $rc)"
+    exit 1
+  fi
+  if printf '%s\n' "$out" | grep -q '^ptx2amd: host: differential mode: kernel .*: writes different'; then
+    echo "FAIL: $prog: a plan of the host device wrote different memory"
+    exit 1
+  fi
 fi

@@ -37,6 +37,7 @@ class Module;
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,11 @@ struct HostOverrides {
   bool NoWaveVectors = false;
   /// PTX2AMD_HOST_FIBERS=1: every launch of the module runs as LaunchConfig::Fibers asks.
   bool Fibers = false;
+  /// PTX2AMD_HOST_DIFFERENTIAL=1: the module keeps every function its kernels could run by, and
+  /// each launch runs under every plan that applies to its kernel, each from the same device
+  /// memory, and fails when one plan's memory differs from the default plan's
+  /// (host-backend/README.md, "Differential mode"). The host identity says so.
+  bool Differential = false;
   /// The process's, read from its environment on first use.
   static const HostOverrides &environment();
 };
@@ -97,14 +103,19 @@ struct LoadOptions {
   bool VectorizeWaves = true;
   /// What the environment forces on the module and each of its launches.
   HostOverrides Forced = HostOverrides::environment();
+  /// Tests only: the wave vectoriser gives every lane's 32-bit `xor` plus one, a deliberately
+  /// broken vectorisation that the differential mode must catch.
+  bool BreakWaveXorForTests = false;
 };
 
 /// The version of LoadedModule::compiled()'s format; loadCompiled() refuses every other. 4: kernels
 /// carry lockstep points (code cached before them would run warp-synchronous code wrongly); 5:
 /// each kernel's count of them, and LaneState's posts first (the code reads other offsets); 6:
 /// each kernel's wave function (or why it has none); 7: fibers' synchronisation calls post
-/// their sites (the runtime reads the site the code stored, no longer the return address).
-inline constexpr uint32_t CompiledFormatVersion = 7;
+/// their sites (the runtime reads the site the code stored, no longer the return address); 8:
+/// each kernel's reason its results may depend on its work-items' order, and every function
+/// made for it where the module keeps them all (the differential mode).
+inline constexpr uint32_t CompiledFormatVersion = 8;
 
 /// How a kernel's workgroup runs.
 enum class Execution {
@@ -157,7 +168,8 @@ public:
   /// u64 body size, then the body: the AMDGPU target, the host identity (triple, CPU, features),
   /// static LDS bytes, whether the module has a device output buffer, per kernel its name, why
   /// it is unavailable, whether it meets, its entry, loop and compiled-workgroup symbols, why it
-  /// stays on fibers, and its metadata;
+  /// stays on fibers, its wave symbols, why it is not vectorised, why it is order-dependent, and
+  /// its metadata;
   /// the globals (name, size); and the x86-64 object. Little-endian.
   std::vector<uint8_t> compiled() const;
 
@@ -205,8 +217,18 @@ public:
                                                              const LoadOptions &Opts = {});
 
   /// Device memory: host memory, zeroed, 256-byte aligned. Null when it cannot be allocated.
+  /// The device knows it until release(): the differential mode snapshots it.
   void *allocate(size_t Bytes);
   void release(void *P);
+  /// Host memory kernels may reach that the program's threads may write while a kernel runs
+  /// (pinned, managed or registered; allocate()'s too, once named here), until forgetMemory(\p P)
+  /// or release(): the differential mode runs only the default plan of a launch given a pointer
+  /// into it.
+  static void knowMemory(void *P, size_t Bytes);
+  static void forgetMemory(void *P);
+  /// In the differential mode, what writes device memory outside launches (copies on other
+  /// streams) holds this shared: a differential launch holds it alone while it restores memory.
+  static std::shared_mutex &memoryMutex();
 
   /// Runs \p Kernel of \p M and waits. \p Args holds one pointer per kernel parameter (CUDA's
   /// `kernelParams`). Returns the device printf output and assertions of the launch.
