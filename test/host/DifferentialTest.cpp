@@ -2,12 +2,10 @@
 // launch runs under every plan of its kernel and fails where one plan's memory differs from the
 // default plan's. A deliberately broken vectorisation (LoadOptions::BreakWaveXorForTests: each
 // lane's 32-bit xor one too high) is silent without the mode and a failed launch with it.
+// (SaxpyTest.cpp runs a kernel with barriers in the mode.)
 #include "HostTestSupport.h"
 
 #include "ptx2amd/amdgpu-backend/Target.h"
-
-#include <fstream>
-#include <iterator>
 
 using namespace host_test;
 
@@ -116,29 +114,5 @@ TEST_CASE("the differential mode fails a broken vectorisation", "[differential]"
     CHECK(
         launchError(**Again, "xor_arrays", {4}, {256}, R.args()).find("writes different memory") !=
         std::string::npos);
-  }
-}
-
-TEST_CASE("the differential mode runs a kernel with barriers under each plan", "[differential]") {
-  for (const char *Target : WaveTargets) {
-    INFO(Target);
-    std::ifstream In(PTX2AMD_SOURCE_DIR "/examples/saxpy.ptx");
-    std::string Ptx((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
-    auto M = loadText(Ptx, Target, options(true, false));
-    const char *K = "_Z5saxpyifPKfPfS1_";
-    REQUIRE(M->execution(K) == host::Execution::Waves);
-    int N = 1000;
-    float A = 1.5f;
-    std::vector<float> X(N), Y(N);
-    for (int I = 0; I < N; ++I) {
-      X[I] = float(I % 17) - 3.0f;
-      Y[I] = float(I % 5) * 0.5f;
-    }
-    Buffer<float> DX(X), DY(Y), DSums(4);
-    float *PX = DX.get(), *PY = DY.get(), *PS = DSums.get();
-    launch(*M, K, {4}, {256}, {&N, &A, &PX, &PY, &PS});
-    std::vector<float> Got = DY.read();
-    for (int I = 0; I < N; ++I)
-      REQUIRE(Got[I] == A * X[I] + Y[I]);
   }
 }
