@@ -253,6 +253,7 @@ RetargetOptions retargetOptions(const LoadOptions &Opts) {
   R.Vectorize = Opts.VectorizeWaves && !Opts.Forced.NoWaveVectors;
   R.EveryPlan = Opts.Forced.Differential;
   R.BreakWaveXor = Opts.BreakWaveXorForTests;
+  R.MaxWaveInstructions = Opts.MaxWaveInstructionsForTests;
   return R;
 }
 

@@ -34,6 +34,7 @@ struct RetargetOptions {
   bool Vectorize = true;     ///< wave functions where a kernel can have one
   bool EveryPlan = false;    ///< every function made for a kernel stays (the differential mode)
   bool BreakWaveXor = false; ///< tests only: LoadOptions::BreakWaveXorForTests
+  unsigned MaxWaveInstructions = 0; ///< tests only: LoadOptions::MaxWaveInstructionsForTests
 };
 
 struct RetargetedModule {

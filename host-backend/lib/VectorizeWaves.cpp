@@ -375,7 +375,7 @@ void Vectorizer::fillPhis() {
   }
 }
 
-std::string Vectorizer::run(StringRef Name) {
+std::string Vectorizer::run(StringRef Name, unsigned MaxSize) {
   DT.recalculate(Src);
   PDT.recalculate(Src);
   LI.analyze(DT);
@@ -403,6 +403,9 @@ std::string Vectorizer::run(StringRef Name) {
   if (Function *Barrier = M.getFunction(rt::Barrier))
     HasBarrier = any_of(Barrier->users(),
                         [&](const User *U) { return cast<Instruction>(U)->getFunction() == F; });
+  if (unsigned Size = F->getInstructionCount(); Why.empty() && Size > MaxSize)
+    Why = "its waves would be " + std::to_string(Size) + " instructions, more than " +
+          std::to_string(MaxSize) + " (their code generation for the host would take minutes)";
   if (Why.empty() && HasBarrier && PrivateBytes + ScratchBytes > MaxFramedBytes)
     Why = "its waves would keep more than " + std::to_string(MaxFramedBytes >> 10) +
           " KiB of private memory across barriers";
@@ -477,13 +480,13 @@ Function *prepare(Function &Entry, std::string &Why) {
 } // namespace
 
 std::string vectorizeWave(Function &Entry, StringRef Name, unsigned WaveSize, bool MaskedMemory,
-                          bool &Barriers, bool BreakXor) {
+                          bool &Barriers, bool BreakXor, unsigned MaxSize) {
   std::string Why;
   Function *V = prepare(Entry, Why);
   if (!V)
     return Why;
   detail::Vectorizer Wave(*V, WaveSize, MaskedMemory, BreakXor);
-  Why = Wave.run(Name);
+  Why = Wave.run(Name, MaxSize ? MaxSize : detail::MaxWaveInstructions);
   V->eraseFromParent();
   Barriers = Why.empty() && Wave.hasBarrier();
   return Why;

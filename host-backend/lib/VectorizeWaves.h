@@ -23,7 +23,9 @@ namespace ptx2amd::host {
 /// has masked vector loads, stores, gathers and scatters (AVX-512); elsewhere what is not a
 /// whole vector's or row's access runs as a loop over the active lanes. \p BreakXor (tests
 /// only): each lane's 32-bit `xor` comes out one too high, for the differential mode to catch.
+/// A wave function of more than \p MaxSize instructions (0: MaxWaveInstructions) is not made.
 std::string vectorizeWave(llvm::Function &Entry, llvm::StringRef Name, unsigned WaveSize,
-                          bool MaskedMemory, bool &Barriers, bool BreakXor = false);
+                          bool MaskedMemory, bool &Barriers, bool BreakXor = false,
+                          unsigned MaxSize = 0);
 
 } // namespace ptx2amd::host

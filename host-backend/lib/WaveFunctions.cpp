@@ -49,8 +49,9 @@ void vectorizeKernels(Retargeter &R) {
       continue;
     std::string Name = "__ptx2amd_host_wave_" + K.Meta.Name;
     bool Barriers = false;
-    K.Plan.VectorReason = vectorizeWave(*R.M.getFunction(K.Plan.EntrySymbol), Name, R.T.WaveSize,
-                                        R.MaskedMemory, Barriers, R.Opts.BreakWaveXor);
+    K.Plan.VectorReason =
+        vectorizeWave(*R.M.getFunction(K.Plan.EntrySymbol), Name, R.T.WaveSize, R.MaskedMemory,
+                      Barriers, R.Opts.BreakWaveXor, R.Opts.MaxWaveInstructions);
     if (!K.Plan.VectorReason.empty())
       continue;
     if (!Barriers) {

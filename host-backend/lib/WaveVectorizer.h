@@ -28,6 +28,12 @@ namespace ptx2amd::host::detail {
 inline constexpr unsigned RowLanes = 16;
 /// Inlined instructions past which a kernel is not vectorised (compile time).
 inline constexpr unsigned MaxInstructions = 40000;
+/// A wave function's instructions past which the kernel runs as work-items instead: the host's
+/// code generation grows faster than the function (greedy register allocation, machine
+/// sinking). cuBLASLt's magma_hgemmEx kernel (7,537 instructions) vectorised into 38,195, which
+/// took 55 s to compile where its compiled workgroup took 2 s, and ran a 512^3 hgemm no faster
+/// (437 against 352 ms); the libraries' other kernels vectorise into 12,000 or fewer.
+inline constexpr unsigned MaxWaveInstructions = 20000;
 /// Private bytes a wave may take on its worker's stack (WaveSize copies of each variable).
 inline constexpr uint64_t MaxPrivateBytes = 2u << 20;
 /// The same for a wave that meets at barriers, whose private memory and scratch lie in its
@@ -56,8 +62,9 @@ public:
       : Src(Src), M(*Src.getParent()), C(M.getContext()), DL(M.getDataLayout()), W(W),
         MaskedMemory(MaskedMemory), BreakXor(BreakXor) {}
 
-  /// Builds the wave function \p Name; an empty reason on success.
-  std::string run(llvm::StringRef Name);
+  /// Builds the wave function \p Name, of at most \p MaxSize instructions; an empty reason on
+  /// success.
+  std::string run(llvm::StringRef Name, unsigned MaxSize);
   /// Whether the wave function calls the workgroup barrier.
   bool hasBarrier() const { return HasBarrier; }
 

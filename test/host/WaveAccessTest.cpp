@@ -236,6 +236,60 @@ TEST_CASE("a wave whose lanes keep too much across a barrier runs as work-items"
   }
 }
 
+// 100 rounds of xor, remainder and add on each lane's value: with the wave function's limit at 200
+// instructions (the real one, MaxWaveInstructions in WaveVectorizer.h, is 20000: cuBLASLt's
+// magma_hgemmEx vectorised into 38,195, 55 s of code generation), the kernel runs as work-items,
+// with the same results.
+static std::string manyRounds() {
+  std::string P = ".version 7.0\n.target sm_70\n.address_size 64\n"
+                  ".visible .entry rounds(.param .u64 in, .param .u64 out) {\n"
+                  "  .reg .b32 %r<8>;\n  .reg .b64 %rd<8>;\n"
+                  "  ld.param.u64 %rd1, [in];\n  ld.param.u64 %rd2, [out];\n"
+                  "  cvta.to.global.u64 %rd1, %rd1;\n  cvta.to.global.u64 %rd2, %rd2;\n"
+                  "  mov.u32 %r2, %tid.x;\n  mov.u32 %r3, %ctaid.x;\n  mov.u32 %r4, %ntid.x;\n"
+                  "  mad.lo.s32 %r5, %r3, %r4, %r2;\n  mul.wide.u32 %rd3, %r5, 4;\n"
+                  "  add.s64 %rd4, %rd1, %rd3;\n  ld.global.u32 %r1, [%rd4];\n"
+                  "  or.b32 %r6, %r5, 1;\n";
+  for (uint32_t K = 0; K < 100; ++K)
+    P += "  xor.b32 %r1, %r1, " + std::to_string(K * 2654435761u) +
+         ";\n  rem.u32 %r7, %r1, %r6;\n  add.s32 %r1, %r1, %r7;\n";
+  P += "  add.s64 %rd5, %rd2, %rd3;\n  st.global.u32 [%rd5], %r1;\n  ret;\n}\n";
+  return P;
+}
+
+TEST_CASE("a kernel whose waves would be too large to compile runs as work-items", "[waves]") {
+  const uint32_t Blocks = 2, Threads = 64, N = Blocks * Threads;
+  std::vector<uint32_t> In(N);
+  for (uint32_t I = 0; I < N; ++I)
+    In[I] = I * 40503u + 7;
+  std::vector<uint32_t> Want(In);
+  for (uint32_t I = 0; I < N; ++I)
+    for (uint32_t K = 0; K < 100; ++K) {
+      Want[I] ^= K * 2654435761u;
+      Want[I] += Want[I] % (I | 1);
+    }
+  const std::string Ptx = manyRounds();
+  for (const char *Target : WaveTargets)
+    for (unsigned Limit : {200u, 0u}) {
+      INFO(Target << ", limit " << Limit);
+      host::LoadOptions Opts;
+      Opts.MaxWaveInstructionsForTests = Limit;
+      auto M = loadText(Ptx, Target, Opts);
+      REQUIRE(M->unavailableReason("rounds") == "");
+      if (Limit) {
+        CHECK(M->execution("rounds") != host::Execution::Waves);
+        CHECK_THAT(M->vectorReason("rounds"), Catch::Matchers::Contains("its waves would be") &&
+                                                  Catch::Matchers::Contains("more than 200 "));
+      } else {
+        CHECK(M->vectorReason("rounds") == "");
+      }
+      Buffer<uint32_t> A(In), Out(N);
+      uint32_t *PA = A.get(), *PO = Out.get();
+      launch(*M, "rounds", {Blocks}, {Threads}, {&PA, &PO});
+      CHECK(Out.read() == Want);
+    }
+}
+
 // Each lane divides its a by its b and by the kernel's d, unsigned and signed: out[8i..8i+7] =
 // {a/b, a%b, a/d, a%d} unsigned, then signed. A vectorised wave divides as doubles
 // (VectorDivision.cpp), which must give the integer results exactly, extremes included.

@@ -106,6 +106,9 @@ struct LoadOptions {
   /// Tests only: the wave vectoriser gives every lane's 32-bit `xor` plus one, a deliberately
   /// broken vectorisation that the differential mode must catch.
   bool BreakWaveXorForTests = false;
+  /// Tests only: a wave function's instructions past which its kernel runs as work-items
+  /// (0: the vectoriser's limit, MaxWaveInstructions in WaveVectorizer.h).
+  unsigned MaxWaveInstructionsForTests = 0;
 };
 
 /// The version of LoadedModule::compiled()'s format; loadCompiled() refuses every other. 4: kernels
