@@ -66,6 +66,7 @@ Expected<RetargetedModule> retargetModule(Module &M, const amdgpu::Target &T,
   layoutKernels(R);           // KernelLayout.cpp: metadata, kernarg layout, entry names
   yieldInSpinLoops(R);        // SpinLoops.cpp: spin loops let the others run
   insertLockstepPoints(R);    // Lockstep.cpp: where a wave's lanes must meet
+  reconvergeLoops(R);         // LoopReconvergence.cpp: a wave's lanes start each iteration together
   if (Error E = layoutLds(R)) // LdsLayout.cpp: LDS variables become arena offsets
     return E;
   lowerIntrinsics(R);        // AmdgcnIntrinsics.cpp: llvm.amdgcn.* for the wave emulator

@@ -75,6 +75,9 @@ public:
 
 /// KernelLayout.cpp: each kernel's metadata (kernarg layout, v5 hidden arguments) and entry name.
 void layoutKernels(Retargeter &R);
+/// LoopReconvergence.cpp: loops whose body makes the wave meet end each iteration with a wave
+/// barrier, so that work-items run one at a time start the next iteration together.
+void reconvergeLoops(Retargeter &R);
 /// LdsLayout.cpp: static LDS variables become constant LDS addresses of one arena layout.
 llvm::Error layoutLds(Retargeter &R);
 /// AmdgcnIntrinsics.cpp: llvm.amdgcn.* calls become LaneState reads, plain IR or emulator calls.

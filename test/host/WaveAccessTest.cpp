@@ -290,6 +290,71 @@ TEST_CASE("a kernel whose waves would be too large to compile runs as work-items
     }
 }
 
+// A loop whose iteration starts with shuffles and ends with a divergent region where half the
+// wave meets (a warp barrier of lanes 0-15): lanes 16-31 reach the next iteration's shuffle
+// first. Run one at a time (work-items), they must wait there for the others, as on a GPU the
+// wave reconverges before the loop's next iteration (LoopReconvergence.cpp: a barrier at the
+// latch); shuffling alone, lane 0 read nothing from lane 16 (cuSPARSE's csrmm kernel summed its
+// next columns without the lanes still storing the last ones). out[i] = sum over iterations of
+// lane 0's v + lane 16's v, plus 1000 an iteration for lanes 0-15; v = lane + 1, then + lane.
+const char *Reconverge = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry reconverge(.param .u64 out, .param .u32 iters) {
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r1, [iters];
+  mov.u32 %r2, %tid.x;
+  and.b32 %r3, %r2, 31;
+  add.s32 %r4, %r3, 1;
+  mov.u32 %r5, 0;
+  mov.u32 %r6, 0;
+$Loop:
+  shfl.sync.down.b32 %r7, %r4, 16, 31, -1;
+  add.s32 %r8, %r4, %r7;
+  shfl.sync.idx.b32 %r9, %r8, 0, 31, -1;
+  add.s32 %r5, %r5, %r9;
+  setp.lt.u32 %p1, %r3, 16;
+  @!%p1 bra $Skip;
+  bar.warp.sync 65535;
+  add.s32 %r5, %r5, 1000;
+$Skip:
+  add.s32 %r4, %r4, %r3;
+  add.s32 %r6, %r6, 1;
+  setp.lt.u32 %p2, %r6, %r1;
+  @%p2 bra $Loop;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r5;
+  ret;
+}
+)";
+
+TEST_CASE("a wave's lanes start a loop's next iteration together", "[waves]") {
+  const uint32_t Threads = 64, Iters = 5;
+  std::vector<uint32_t> Want(Threads);
+  for (uint32_t T = 0; T < Threads; ++T) {
+    uint32_t Acc = 0;
+    for (uint32_t It = 0; It < Iters; ++It)
+      Acc += (1 + It * 0) + (17 + It * 16) + ((T & 31) < 16 ? 1000 : 0);
+    Want[T] = Acc;
+  }
+  for (const char *Target : WaveTargets)
+    for (bool Vectorize : {false, true}) {
+      INFO(Target << (Vectorize ? " waves" : " work-items"));
+      auto M = loadText(Reconverge, Target, Vectorize);
+      REQUIRE(M->unavailableReason("reconverge") == "");
+      Buffer<uint32_t> Out(Threads);
+      uint32_t *PO = Out.get();
+      uint32_t N = Iters;
+      launch(*M, "reconverge", {1}, {Threads}, {&PO, &N});
+      CHECK(Out.read() == Want);
+    }
+}
+
 // Each lane divides its a by its b and by the kernel's d, unsigned and signed: out[8i..8i+7] =
 // {a/b, a%b, a/d, a%d} unsigned, then signed. A vectorised wave divides as doubles
 // (VectorDivision.cpp), which must give the integer results exactly, extremes included.

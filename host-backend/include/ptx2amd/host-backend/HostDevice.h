@@ -117,8 +117,10 @@ struct LoadOptions {
 /// each kernel's wave function (or why it has none); 7: fibers' synchronisation calls post
 /// their sites (the runtime reads the site the code stored, no longer the return address); 8:
 /// each kernel's reason its results may depend on its work-items' order, and every function
-/// made for it where the module keeps them all (the differential mode).
-inline constexpr uint32_t CompiledFormatVersion = 8;
+/// made for it where the module keeps them all (the differential mode); 9: loops that make the
+/// wave meet end each iteration with a wave barrier (code cached before ran work-items of two
+/// iterations into one meeting).
+inline constexpr uint32_t CompiledFormatVersion = 9;
 
 /// How a kernel's workgroup runs.
 enum class Execution {
