@@ -165,10 +165,14 @@ Expected<amdgpu::DeviceOutput> runDifferential(const DifferentialLaunch &D, Plan
     return Out.takeError();
   const Snapshot After = take(Ranges);
   const char *Default = modeName(D.How);
-  if (!D.Plan->OrderReason.empty())
+  // An order-dependent kernel's plans are not compared: the program checks them instead, by
+  // going on with the memory the last of them left (csrmm's float atomics hid a defect of the
+  // work-item plans that its own check found).
+  const bool Ordered = !D.Plan->OrderReason.empty();
+  if (Ordered)
     logOnce(D.Kernel, "order",
             "its plans run, their memory is not compared: it is order-dependent (" +
-                D.Plan->OrderReason + ")");
+                D.Plan->OrderReason + "); the program goes on with what its last plan wrote");
   for (auto &[How, Plan] : D.Others) {
     restore(Ranges, Before);
     auto Other = Run(How, *Plan);
@@ -177,7 +181,7 @@ Expected<amdgpu::DeviceOutput> runDifferential(const DifferentialLaunch &D, Plan
       return failure(D, "fails under " + Twine(modeName(How)) + " but not under " + Default + ": " +
                             toString(Other.takeError()));
     }
-    if (!D.Plan->OrderReason.empty())
+    if (Ordered)
       continue;
     if (std::string Diff = firstDifference(Ranges, After, Default, modeName(How)); !Diff.empty()) {
       restore(Ranges, After);
@@ -185,7 +189,8 @@ Expected<amdgpu::DeviceOutput> runDifferential(const DifferentialLaunch &D, Plan
                             Default + ": " + Diff);
     }
   }
-  restore(Ranges, After);
+  if (!Ordered || D.Others.empty())
+    restore(Ranges, After);
   return Out;
 }
 
