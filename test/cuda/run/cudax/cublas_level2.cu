@@ -15,44 +15,11 @@
 static const char *kName = "cublas_level2";
 
 #include "../../check.h"
-
-template <typename T> static T *upload(const std::vector<T> &H) {
-  T *D = nullptr;
-  if (cudaMalloc(&D, H.size() * sizeof(T)) != cudaSuccess ||
-      cudaMemcpy(D, H.data(), H.size() * sizeof(T), cudaMemcpyHostToDevice) != cudaSuccess)
-    return nullptr;
-  return D;
-}
-
-template <typename T> static std::vector<T> download(const T *D, size_t N) {
-  std::vector<T> H(N);
-  cudaMemcpy(H.data(), D, N * sizeof(T), cudaMemcpyDeviceToHost);
-  return H;
-}
+#include "measure.h"
 
 static double value(int I, int Seed) {
   return double(int((I * 7919 + Seed * 104729) % 201) - 100) / 64;
 }
-
-// The largest error of Got(i) against Want(i, Sum, Magnitude) over N elements, relative to the
-// magnitude of the terms summed (any summation order's rounding bound).
-static double worst(int N, const std::function<double(int)> &Got,
-                    const std::function<void(int, double &, double &)> &Want) {
-  double W = 0;
-  for (int I = 0; I < N; ++I) {
-    double Sum = 0, Mag = 0;
-    Want(I, Sum, Mag);
-    W = std::fmax(W, std::fabs(Got(I) - Sum) / (Mag + 1e-30));
-  }
-  return W;
-}
-
-#define REPORT(what, err, bound)                                                                   \
-  do {                                                                                             \
-    double e_ = (err);                                                                             \
-    printf("%s: relative error %.2g\n", what, e_);                                                 \
-    EXPECT(e_ < (bound));                                                                          \
-  } while (0)
 
 int main() {
   const int N = 200; // not a multiple of any tile

@@ -18,40 +18,9 @@
 static const char *kName = "cublas_level3";
 
 #include "../../check.h"
+#include "measure.h"
 
 static float value(int I, int Seed) { return float(int((I * 2654435761u + Seed) % 17) - 8) / 8; }
-
-template <typename T> static T *upload(const std::vector<T> &H) {
-  T *D = nullptr;
-  cudaMalloc(&D, H.size() * sizeof(T));
-  cudaMemcpy(D, H.data(), H.size() * sizeof(T), cudaMemcpyHostToDevice);
-  return D;
-}
-template <typename T> static std::vector<T> download(const T *D, size_t N) {
-  std::vector<T> H(N);
-  cudaMemcpy(H.data(), D, N * sizeof(T), cudaMemcpyDeviceToHost);
-  return H;
-}
-
-// max |got - want| / mag over M x N column-major results, Want/Mag given per element.
-static double worst(const std::function<double(int, int)> &Got,
-                    const std::function<void(int, int, double &, double &)> &Want, int M, int N) {
-  double W = 0;
-  for (int J = 0; J < N; ++J)
-    for (int I = 0; I < M; ++I) {
-      double Sum = 0, Mag = 0;
-      Want(I, J, Sum, Mag);
-      W = std::fmax(W, std::fabs(Got(I, J) - Sum) / (Mag + 1e-30));
-    }
-  return W;
-}
-
-#define REPORT(what, err, bound)                                                                   \
-  do {                                                                                             \
-    double e_ = (err);                                                                             \
-    printf("%-34s relative error %.2g\n", what, e_);                                               \
-    EXPECT(e_ < (bound));                                                                          \
-  } while (0)
 
 int main() {
   const int N = 96;

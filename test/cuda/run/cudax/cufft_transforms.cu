@@ -14,6 +14,7 @@
 static const char *kName = "cufft_transforms";
 
 #include "../../check.h"
+#include "measure.h"
 
 using Cd = std::complex<double>;
 
@@ -48,13 +49,6 @@ static std::vector<Cd> signal(size_t N, double Phase) {
         Cd(std::sin(0.37 * I + Phase) + 0.25 * std::cos(1.9 * I), std::cos(0.11 * I * Phase) - 0.5);
   return X;
 }
-
-#define REPORT(what, err, bound)                                                                   \
-  do {                                                                                             \
-    double e_ = (err);                                                                             \
-    printf("%-28s relative error %.2g\n", what, e_);                                               \
-    EXPECT(e_ < (bound));                                                                          \
-  } while (0)
 
 // C2C of Batch transforms of N points each, single precision.
 static int batchedC2C(int N, int Batch) {
