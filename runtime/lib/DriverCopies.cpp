@@ -8,6 +8,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+
 using namespace llvm;
 using namespace ptx2amd;
 using namespace ptx2amd::runtime;
@@ -37,9 +39,10 @@ cudaError_t side3D(CUmemorytype Type, const void *Host, CUdeviceptr Device, CUar
   }
   if (cudaError_t E = copyMemory(Type, Host, Device, What, Out))
     return E;
-  // One row needs no pitch: CUDA's runtime describes 1D copies so (memcpy graph nodes).
-  if (!Pitch && C.Height <= 1 && C.Depth <= 1 && !Y && !Z)
-    Pitch = X + C.WidthInBytes;
+  // One row needs no pitch: CUDA's runtime describes 1D copies so (memcpy graph nodes), and
+  // its pitch may be narrower than the row (copy2D).
+  if (C.Height <= 1 && C.Depth <= 1 && !Y && !Z)
+    Pitch = std::max(Pitch, X + C.WidthInBytes);
   if (X > Pitch || C.WidthInBytes > Pitch - X)
     return fail(cudaErrorInvalidValue,
                 formatv("a 3D copy's rows of {0} bytes at x {1} are wider than the pitch {2}",

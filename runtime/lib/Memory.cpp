@@ -165,11 +165,25 @@ cudaError_t fill(void *Dst, int Value, size_t Bytes, cudaStream_t S) {
   return cudaSuccess;
 }
 
+/// A pitched copy's rows of \p Width bytes must fit its pitches, unless there is one row alone:
+/// its pitch says nothing (NVIDIA's cuSOLVER gesv sample copies a one-column right-hand side
+/// with a pitch of one element, and cudaMemset2D takes such a row too).
+static cudaError_t checkCopyPitches(size_t Width, size_t Height, size_t Depth, size_t SrcPitch,
+                                    size_t DstPitch) {
+  if ((Height <= 1 && Depth <= 1) || (Width <= SrcPitch && Width <= DstPitch))
+    return cudaSuccess;
+  return fail(cudaErrorInvalidPitchValue,
+              formatv("a copy of {0} rows of {1} bytes with source pitch {2} and destination "
+                      "pitch {3}: each pitch must be at least a row",
+                      Height, Width, SrcPitch, DstPitch)
+                  .str());
+}
+
 /// Rows of a pitched copy, each after the earlier ones on \p S; \p Wait: and waits for the last.
 cudaError_t copy2D(void *Dst, size_t DstPitch, const void *Src, size_t SrcPitch, size_t Width,
                    size_t Height, cudaMemcpyKind Kind, cudaStream_t S, bool Wait) {
-  if (Width > DstPitch || Width > SrcPitch)
-    return fail(cudaErrorInvalidPitchValue);
+  if (cudaError_t E = checkCopyPitches(Width, Height, 1, SrcPitch, DstPitch))
+    return E;
   if (isCapturing(S))
     return copy3D({static_cast<const char *>(Src), SrcPitch, SrcPitch * Height,
                    static_cast<char *>(Dst), DstPitch, DstPitch * Height, Width, Height, 1, Kind},
@@ -185,8 +199,8 @@ cudaError_t copy2D(void *Dst, size_t DstPitch, const void *Src, size_t SrcPitch,
 }
 
 cudaError_t copy3D(const Copy3D &P, cudaStream_t S, bool Wait) {
-  if (P.Width > P.DstPitch || P.Width > P.SrcPitch)
-    return fail(cudaErrorInvalidPitchValue);
+  if (cudaError_t E = checkCopyPitches(P.Width, P.Height, P.Depth, P.SrcPitch, P.DstPitch))
+    return E;
   if (P.Depth > 1 && (P.Height * P.SrcPitch > P.SrcSlice || P.Height * P.DstPitch > P.DstSlice))
     return fail(cudaErrorInvalidValue, "a 3D copy's height is above its allocation's");
   if (isCapturing(S)) {

@@ -140,6 +140,16 @@ int main() {
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 5; ++c)
       EXPECT(back[r * 5 + c] == r * 10 + c + 1);
+  // Rows wider than a pitch: refused, but for a single row, whose pitch says nothing (NVIDIA's
+  // cuSOLVER gesv sample copies a one-column right-hand side with a pitch of one element).
+  EXPECT(cudaMemcpy2D(pitched, 8 * sizeof(int), src, sizeof(int), 5 * sizeof(int), 2,
+                      cudaMemcpyHostToDevice) == cudaErrorInvalidPitchValue);
+  EXPECT(cudaGetLastError() == cudaErrorInvalidPitchValue);
+  CK(cudaMemcpy2D(pitched, 8 * sizeof(int), src + 20, sizeof(int), 8 * sizeof(int), 1,
+                  cudaMemcpyDefault));
+  CK(cudaMemcpy2D(back, sizeof(int), pitched, sizeof(int), 8 * sizeof(int), 1, cudaMemcpyDefault));
+  for (int c = 0; c < 8; ++c)
+    EXPECT(back[c] == 20 + c);
 
   // Symbols: address, size, copies at an offset.
   int table[16];
