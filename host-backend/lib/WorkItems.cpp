@@ -159,6 +159,7 @@ void runFibers(Worker &W, const KernelLaunch &L, unsigned N, unsigned Groups,
         Lane *Wave = Group + V * WS;
         const unsigned Count = std::min(WS, N - V * WS);
         uintptr_t Low = NoSite;
+        Op LowKind = Op::WaveBarrier;
         bool Advanced = false, Moving = false, Waiting = false;
         for (unsigned I = 0; I < Count; ++I) {
           Lane &Ln = Wave[I];
@@ -168,8 +169,10 @@ void runFibers(Worker &W, const KernelLaunch &L, unsigned N, unsigned Groups,
             Moving |= Progress && Ln.St == Status::Ready;
           }
           if (Ln.St == Status::Blocked) {
-            if (Ln.Kind != Op::Barrier && Ln.Site < Low)
+            if (Ln.Kind != Op::Barrier && Ln.Site < Low) {
               Low = Ln.Site;
+              LowKind = Ln.Kind;
+            }
           } else if (Ln.St == Status::Ready) {
             ++StillReady;
             Waiting = true;
@@ -179,11 +182,16 @@ void runFibers(Worker &W, const KernelLaunch &L, unsigned N, unsigned Groups,
           advance(W);
         // A lane that stopped at a yield (s_sleep, a spin loop's try) may be on its way to the
         // operation the others wait at: the wave waits for it, or the operation would run
-        // without it (a ballot missing its bit, a shuffle reading what it never posted). Only a
-        // lane that has spun for MaxStalls passes, from one yield to the next, is left behind,
-        // as a GPU's independently scheduled thread would be: it may wait for those lanes.
+        // without it (a ballot missing its bit, a shuffle reading what it never posted). At a
+        // wave barrier (a lockstep point, a loop's latch, bar.warp.sync), a lane that has spun for
+        // MaxStalls passes, from one yield to the next, is left behind, as a GPU's independently
+        // scheduled thread would be: it may wait for those lanes. At an exchange (a shuffle, a
+        // ballot, a readlane) the wave waits for it as long as it spins (the watchdog ends a
+        // spin that never ends): cuSPARSE's ILU analysis spins on other workgroups' rows, then
+        // shuffles the minimum of its lanes' columns, which a lane left behind made 0.
         unsigned &Stall = W.Stalls[G * Waves + V];
-        if (Low == NoSite || !Waiting || Stall >= MaxStalls) {
+        const bool Exchange = LowKind != Op::WaveBarrier;
+        if (Low == NoSite || !Waiting || (!Exchange && Stall >= MaxStalls)) {
           Stall = 0;
           Lowest[V] = Low;
         } else {
