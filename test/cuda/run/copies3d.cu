@@ -307,12 +307,13 @@ int main() {
     CK(cudaGetLastError() == cudaErrorInvalidResourceHandle ? cudaSuccess : cudaErrorUnknown);
   }
 
-  // Refused: rows wider than the pitch; a CUDA array handle that is none (never touched).
+  // Refused: rows wider than the pitch (two of them: a single row's pitch says nothing); a CUDA
+  // array handle that is none (never touched).
   {
     cudaMemcpy3DParms p = {};
     p.srcPtr = dev;
     p.dstPtr = dev2;
-    p.extent = make_cudaExtent(97, 1, 1);
+    p.extent = make_cudaExtent(97, 2, 1);
     p.kind = cudaMemcpyDeviceToDevice;
     EXPECT(cudaMemcpy3D(&p) != cudaSuccess);
     cudaGetLastError();
