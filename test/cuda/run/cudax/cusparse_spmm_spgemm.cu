@@ -12,6 +12,7 @@
 static const char *kName = "cusparse_spmm_spgemm";
 
 #include "../../check.h"
+#include "measure.h"
 
 struct Csr {
   int Rows = 0, Cols = 0;
@@ -44,14 +45,6 @@ struct DeviceCsr {
   float *Val = nullptr;
   cusparseSpMatDescr_t Desc = nullptr;
 };
-
-template <typename T> static T *upload(const std::vector<T> &H) {
-  T *D = nullptr;
-  if (cudaMalloc(&D, H.size() * sizeof(T) + 1) != cudaSuccess ||
-      cudaMemcpy(D, H.data(), H.size() * sizeof(T), cudaMemcpyHostToDevice) != cudaSuccess)
-    return nullptr;
-  return D;
-}
 
 static cusparseStatus_t toDevice(const Csr &A, DeviceCsr &D) {
   D.RowPtr = upload(A.RowPtr);
