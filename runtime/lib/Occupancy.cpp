@@ -7,7 +7,6 @@
 #include "Driver.h"
 
 #include <algorithm>
-#include <cstring>
 
 using namespace ptx2amd;
 using namespace ptx2amd::runtime;
@@ -58,10 +57,9 @@ cudaError_t activeClusters(KernelRecord &K, dim3 Block, size_t DynamicShared,
     return fail(cudaErrorInvalidValue);
   uint64_t ClusterBlocks = 1;
   for (unsigned I = 0; I < NumAttrs; ++I)
-    if (Attrs[I].Id == 4) { // cluster dimension
-      unsigned Dim[3];
-      std::memcpy(Dim, Attrs[I].Value, sizeof Dim);
-      ClusterBlocks = uint64_t(Dim[0]) * Dim[1] * Dim[2];
+    if (Attrs[I].Id == ClusterDimensionAttribute) {
+      dim3 D = clusterDimension(Attrs[I]);
+      ClusterBlocks = uint64_t(D.x) * D.y * D.z;
     }
   if (ClusterBlocks == 0)
     return fail(cudaErrorInvalidClusterSize, "a cluster of no blocks");

@@ -510,14 +510,13 @@ cudaError_t launchKernelEx(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, 
       Cooperative = On != 0;
       break;
     }
-    case 4: { // cluster dimension
-      unsigned Dim[3];
-      std::memcpy(Dim, A.Value, sizeof Dim);
-      if (uint64_t(Dim[0]) * Dim[1] * Dim[2] > 1)
-        return fail(cudaErrorInvalidClusterSize,
-                    formatv("clusters of {0}x{1}x{2} blocks (the device has no clusters)", Dim[0],
-                            Dim[1], Dim[2])
-                        .str());
+    case ClusterDimensionAttribute: {
+      dim3 D = clusterDimension(A);
+      if (uint64_t(D.x) * D.y * D.z > 1)
+        return fail(
+            cudaErrorInvalidClusterSize,
+            formatv("clusters of {0}x{1}x{2} blocks (the device has no clusters)", D.x, D.y, D.z)
+                .str());
       break;
     }
     case 7:    // programmatic event: triggered at the latest when the kernel completes

@@ -25,6 +25,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -452,6 +453,13 @@ struct LaunchAttribute {
   unsigned char Value[64];
 };
 static_assert(sizeof(LaunchAttribute) == 72);
+/// The launch attribute id of a cluster dimension, and the dimension such an attribute holds.
+inline constexpr int ClusterDimensionAttribute = 4;
+inline dim3 clusterDimension(const LaunchAttribute &A) {
+  dim3 D;
+  std::memcpy(&D, A.Value, sizeof D);
+  return D;
+}
 /// launchKernel with \p NumAttrs attributes: those that change nothing on this device are
 /// accepted (access policy, priorities, memory domains, scheduling preferences, carve-outs,
 /// programmatic serialisation: launches are stream-ordered anyway), clusters above one block
