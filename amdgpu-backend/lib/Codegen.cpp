@@ -182,7 +182,7 @@ Error prepareWith(Module &M, const Target &T, const CodegenOptions &Opts, Target
     for (Function &F : M)
       if (!F.isDeclaration() && isSoftwareTextureEntry(F.getName()))
         F.addFnAttr(Attribute::NoInline);
-  std::vector<DroppedKernel> Unresolved = dropKernelsWithUnresolvedCalls(M);
+  std::vector<DroppedKernel> Unresolved = dropKernelsWithUnresolvedCalls(M, Opts.ExternalVariables);
   if (Dropped)
     Dropped->insert(Dropped->end(), Unresolved.begin(), Unresolved.end());
   return Error::success();
@@ -538,7 +538,7 @@ Expected<CodeObject> emitCodeObject(Module &M, const Target &T, const CodegenOpt
       std::vector<ArrayRef<uint8_t>> Inputs;
       for (const SmallString<0> &O : **Objects)
         Inputs.push_back(ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(O.data()), O.size()));
-      auto Linked = linkCodeObject(Inputs);
+      auto Linked = linkCodeObject(Inputs, Opts.ExternalVariables);
       if (!Linked)
         return Linked.takeError();
       CO.Bytes = std::move(*Linked);
@@ -589,7 +589,8 @@ Expected<CodeObject> emitCodeObject(Module &M, const Target &T, const CodegenOpt
   CO.Times.CodegenMs = msSince(Clock);
   CO.Warnings = S->Diags->takeWarnings();
   auto Linked =
-      linkCodeObject(ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Obj.data()), Obj.size()));
+      linkCodeObject(ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(Obj.data()), Obj.size()),
+                     Opts.ExternalVariables);
   if (!Linked)
     return Linked.takeError();
   CO.Bytes = std::move(*Linked);

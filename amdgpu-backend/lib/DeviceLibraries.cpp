@@ -143,7 +143,7 @@ Error linkDeviceLibraries(Module &M, const Target &T, unsigned CodeObjectVersion
   return Error::success();
 }
 
-std::vector<DroppedKernel> dropKernelsWithUnresolvedCalls(Module &M) {
+std::vector<DroppedKernel> dropKernelsWithUnresolvedCalls(Module &M, bool ExternalVariables) {
   // Functions called and variables used that are declared but defined nowhere (dynamic shared
   // memory is an LDS declaration by design, and LDS is per workgroup, not linked).
   std::set<const GlobalValue *> Unresolved;
@@ -151,7 +151,7 @@ std::vector<DroppedKernel> dropKernelsWithUnresolvedCalls(Module &M) {
     if (F.isDeclaration() && !F.isIntrinsic() && !F.use_empty())
       Unresolved.insert(&F);
   for (GlobalVariable &G : M.globals())
-    if (G.isDeclaration() && G.getAddressSpace() != 3 && !G.use_empty())
+    if (G.isDeclaration() && G.getAddressSpace() != 3 && !G.use_empty() && !ExternalVariables)
       Unresolved.insert(&G);
   std::vector<DroppedKernel> Dropped;
   if (Unresolved.empty())

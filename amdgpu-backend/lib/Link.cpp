@@ -138,12 +138,14 @@ Error mergeMetadataNotes(std::vector<uint8_t> &Bytes) {
 
 } // namespace
 
-Expected<std::vector<uint8_t>> linkCodeObject(ArrayRef<uint8_t> RelocatableObject) {
+Expected<std::vector<uint8_t>> linkCodeObject(ArrayRef<uint8_t> RelocatableObject,
+                                              bool AllowUndefined) {
   const ArrayRef<uint8_t> One[] = {RelocatableObject};
-  return linkCodeObject(ArrayRef<ArrayRef<uint8_t>>(One));
+  return linkCodeObject(ArrayRef<ArrayRef<uint8_t>>(One), AllowUndefined);
 }
 
-Expected<std::vector<uint8_t>> linkCodeObject(ArrayRef<ArrayRef<uint8_t>> RelocatableObjects) {
+Expected<std::vector<uint8_t>> linkCodeObject(ArrayRef<ArrayRef<uint8_t>> RelocatableObjects,
+                                              bool AllowUndefined) {
   std::vector<SmallString<128>> InPaths;
   // Not FileRemover by value: a vector's reallocation would remove the files it moves.
   std::vector<std::unique_ptr<FileRemover>> RemoveIns;
@@ -170,7 +172,9 @@ Expected<std::vector<uint8_t>> linkCodeObject(ArrayRef<ArrayRef<uint8_t>> Reloca
                      "cannot create a temporary file for lld's output: " + EC.message());
   FileRemover RemoveOut(OutPath);
 
-  std::vector<const char *> Args = {"ld.lld", "-shared", "--no-undefined"};
+  std::vector<const char *> Args = {"ld.lld", "-shared"};
+  if (!AllowUndefined)
+    Args.push_back("--no-undefined");
   for (SmallString<128> &In : InPaths)
     Args.push_back(In.c_str());
   Args.push_back("-o");

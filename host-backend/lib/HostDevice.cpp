@@ -60,6 +60,15 @@ std::vector<GlobalInfo> exportGlobals(Module &M) {
   return Out;
 }
 
+/// What a module's object is linked to: the emulator's runtime and the variables other modules
+/// define (LoadOptions::Variables, whose names \p Opts keeps).
+RuntimeSymbols linkedSymbols(const LoadOptions &Opts) {
+  RuntimeSymbols Symbols = runtimeSymbols();
+  for (const auto &[Name, Address] : Opts.Variables)
+    Symbols.emplace_back(Name.c_str(), Address);
+  return Symbols;
+}
+
 constexpr uint32_t CompiledMagic = 0x43483250; // "P2HC"
 constexpr size_t CompiledHeaderSize = 4 + 4 + 8 + 8;
 
@@ -410,6 +419,7 @@ static pipeline::Translation optimisedModule(StringRef Ptx, StringRef Name, cons
   PO.Target = &T;
   PO.Codegen = {Opts.OptLevel, Opts.CodeObjectVersion};
   PO.Codegen.OutlineSoftwareTextures = true;
+  PO.Codegen.ExternalVariables = !Opts.Variables.empty();
   PO.Out = pipeline::Output::OptimizedModule;
   PO.OnOptimized = Opts.OnOptimized;
   return pipeline::translate(std::make_shared<SourceText>(Name.str(), Ptx.str()), PO);
@@ -477,7 +487,7 @@ Device::loadPtx(StringRef Ptx, StringRef Name, const amdgpu::Target &T, const Lo
     return R.takeError();
   P->StaticLdsBytes = R->StaticLdsBytes;
   auto J = JitModule::create(std::move(Tr.Context), std::move(Tr.Module), Opts.OptLevel,
-                             runtimeSymbols());
+                             linkedSymbols(Opts));
   if (!J)
     return J.takeError();
   P->Jit = std::move(*J);
@@ -557,7 +567,7 @@ Device::loadCompiled(ArrayRef<uint8_t> Bytes, const amdgpu::Target &T, const Loa
   ArrayRef<uint8_t> Object = R.bytes();
   if (!R.ok() || !R.atEnd())
     return Refuse("malformed body");
-  auto J = JitModule::link(Object, runtimeSymbols());
+  auto J = JitModule::link(Object, linkedSymbols(Opts));
   if (!J)
     return J.takeError();
   P->Jit = std::move(*J);

@@ -354,7 +354,8 @@ public:
   Error copy(void *Dst, const void *Src, size_t Bytes, CopyKind Kind, Stream *S) override;
   Error memset(void *Dst, uint8_t Value, size_t Bytes, Stream *S) override;
   Expected<std::unique_ptr<Module>> loadModule(const ModuleImage &Image) override;
-  Expected<std::unique_ptr<Module>> loadCompiled(StringRef Name, ArrayRef<uint8_t> Compiled);
+  Expected<std::unique_ptr<Module>> loadCompiled(StringRef Name, ArrayRef<uint8_t> Compiled,
+                                                 const ModuleImage::VariableAddresses &Variables);
   Error launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *S,
                const LaunchOptions &O) override;
   Expected<std::unique_ptr<Stream>> createStream() override;
@@ -598,8 +599,11 @@ Expected<std::unique_ptr<Module>> HostDevice::loadModule(const ModuleImage &Imag
   if (Image.Ptx.empty())
     return fail(ErrorKind::BadInput,
                 "module '" + Image.Name + "' has no PTX: the host device translates PTX");
-  auto Loaded = Impl->loadPtx(Image.Ptx, Image.Name, *Props.Target,
-                              {Image.OptLevel, Image.CodeObjectVersion, {}, true});
+  host::LoadOptions Opts;
+  Opts.OptLevel = Image.OptLevel;
+  Opts.CodeObjectVersion = Image.CodeObjectVersion;
+  Opts.Variables = Image.Variables;
+  auto Loaded = Impl->loadPtx(Image.Ptx, Image.Name, *Props.Target, Opts);
   if (!Loaded)
     return Loaded.takeError();
   auto M = std::make_unique<HostModule>();
@@ -608,9 +612,12 @@ Expected<std::unique_ptr<Module>> HostDevice::loadModule(const ModuleImage &Imag
   return M;
 }
 
-Expected<std::unique_ptr<Module>> HostDevice::loadCompiled(StringRef Name,
-                                                           ArrayRef<uint8_t> Compiled) {
-  auto Loaded = Impl->loadCompiled(Compiled, *Props.Target);
+Expected<std::unique_ptr<Module>>
+HostDevice::loadCompiled(StringRef Name, ArrayRef<uint8_t> Compiled,
+                         const ModuleImage::VariableAddresses &Variables) {
+  host::LoadOptions Opts;
+  Opts.Variables = Variables;
+  auto Loaded = Impl->loadCompiled(Compiled, *Props.Target, Opts);
   if (!Loaded)
     return Loaded.takeError();
   auto M = std::make_unique<HostModule>();
@@ -723,9 +730,10 @@ std::vector<uint8_t> hostCompiledForm(Module &M) {
   return static_cast<HostModule &>(M).Loaded->compiled();
 }
 
-Expected<std::unique_ptr<Module>> loadHostCompiled(Device &D, StringRef Name,
-                                                   ArrayRef<uint8_t> Compiled) {
-  return static_cast<HostDevice &>(D).loadCompiled(Name, Compiled);
+Expected<std::unique_ptr<Module>>
+loadHostCompiled(Device &D, StringRef Name, ArrayRef<uint8_t> Compiled,
+                 const ModuleImage::VariableAddresses &Variables) {
+  return static_cast<HostDevice &>(D).loadCompiled(Name, Compiled, Variables);
 }
 
 Expected<std::unique_ptr<Device>> createHostDevice(const amdgpu::Target &T) {

@@ -340,14 +340,15 @@ Expected<std::unique_ptr<LazyModule>> ModuleLoader::openSelected(const fatbin::F
 }
 
 Error ModuleLoader::loadUnit(StringRef ModuleName, StringRef Kernel, StringRef Ptx,
-                             LazyModule::Unit &M) {
+                             LazyModule::Unit &M, ModuleImage::VariableAddresses Variables) {
   // Logs name the kernel of a slice; diagnostics, on the module's lines, the module.
   const std::string Name =
       Kernel.empty() ? ModuleName.str() : (ModuleName + " [" + Kernel + "]").str();
   const DeviceProperties &P = Dev.properties();
   std::string Target(P.Target->Name);
   auto Start = std::chrono::steady_clock::now();
-  ModuleImage Image{ModuleName.str(), {}, Ptx, Opts.OptLevel, Opts.CodeObjectVersion};
+  ModuleImage Image{ModuleName.str(), {}, Ptx, Opts.OptLevel, Opts.CodeObjectVersion,
+                    std::move(Variables)};
 
   // The host device translates PTX itself; what it caches is its compiled form of the module.
   const bool Host = P.Format == ModuleFormat::Ptx;
@@ -357,8 +358,9 @@ Error ModuleLoader::loadUnit(StringRef ModuleName, StringRef Kernel, StringRef P
   Fields.OptLevel = Opts.OptLevel;
   Fields.CodeObjectVersion = Opts.CodeObjectVersion;
   Fields.Output = Host ? HostCompiledOutput : CodeObjectOutput;
-  // Host code for one CPU may not run on another (a cache shared over NFS).
-  Fields.Options = P.CompiledFor;
+  // Host code for one CPU may not run on another (a cache shared over NFS). Variables defined
+  // at load are left undefined where a translation of the same text alone leaves kernels out.
+  Fields.Options = P.CompiledFor + (Image.Variables.empty() ? "" : "\nexternal variables");
   CacheKey Key = CacheKey::compute(Fields);
   std::string KeyNote = Opts.Log >= LogLevel::Debug ? " (key " + Key.hex() + ")" : std::string();
 
@@ -366,7 +368,7 @@ Error ModuleLoader::loadUnit(StringRef ModuleName, StringRef Kernel, StringRef P
   if (Opts.JitCache) {
     if (auto Hit = Opts.JitCache->lookup(Key)) {
       if (Host) {
-        auto DM = loadHostCompiled(Dev, Name, *Hit);
+        auto DM = loadHostCompiled(Dev, Name, *Hit, Image.Variables);
         if (DM) {
           ++CacheHits;
           ++Loaded;
@@ -413,6 +415,7 @@ Error ModuleLoader::loadUnit(StringRef ModuleName, StringRef Kernel, StringRef P
     pipeline::Options PO;
     PO.Target = P.Target;
     PO.Codegen = {Opts.OptLevel, Opts.CodeObjectVersion};
+    PO.Codegen.ExternalVariables = !Image.Variables.empty();
     pipeline::Translation T = pipeline::translate(SourceText::borrow(ModuleName.str(), Ptx), PO);
     ++Translations;
     if (!T.HasCodeObject)
@@ -555,7 +558,20 @@ LazyModule::Unit &LazyModule::kernelUnit(StringRef KernelName) {
   std::lock_guard<std::mutex> Lock(U->Mutex);
   if (!U->Attempted) {
     std::string Slice = Outline->slice(KernelName);
-    Error E = Loader.loadUnit(Name, KernelName, Slice, *U);
+    auto Load = [&]() -> Error {
+      // The variables it names are the data slice's, which load() translated first.
+      ModuleImage::VariableAddresses Variables;
+      for (const std::string &V : Outline->variablesOf(KernelName)) {
+        if (!Data.DeviceModule)
+          return makeError(ErrorKind::Internal, "the variables of '" + Name + "' are not loaded");
+        auto G = Data.DeviceModule->global(V);
+        if (!G)
+          return withContext(G.takeError(), "variable '" + V + "' of '" + Name + "'");
+        Variables.emplace_back(V, G->Address);
+      }
+      return Loader.loadUnit(Name, KernelName, Slice, *U, std::move(Variables));
+    };
+    Error E = Load();
     if (!E)
       E = Loader.attachHeap(*U->DeviceModule);
     U->settle(std::move(E));
@@ -615,8 +631,8 @@ Expected<GlobalSymbol> LazyModule::global(StringRef VarName) {
     return withContext(std::move(E), "variable '" + VarName + "'");
   if (!Outline)
     return Whole.DeviceModule->global(VarName);
-  // A module translated per kernel has only variables that no code names: they are the data
-  // slice's (grammar::ModuleOutline::dataSlice), which load() translated.
+  // A module translated per kernel has its variables in the data slice
+  // (grammar::ModuleOutline::dataSlice), which load() translated.
   if (!Outline->hasVariables())
     return makeError(ErrorKind::BadInput, "no variable '" + VarName + "' in '" + Name + "'");
   return Data.DeviceModule->global(VarName);

@@ -149,6 +149,42 @@ bool isModuleVariable(std::string_view W) {
   return W == ".global" || W == ".const" || W == ".tex" || W == ".texref" || W == ".surfref" ||
          W == ".samplerref" || W == ".local";
 }
+/// The `.extern` declaration of the module variable \p Text declares (its linkage dropped, its
+/// initializer left out; comments and line breaks before the initializer kept, so that what
+/// follows stays on its line); empty when it declares several variables.
+std::string externDeclaration(std::string_view Text) {
+  Scanner Sc{Text};
+  size_t Start = 0;
+  for (;;) {
+    Sc.skipSpace();
+    Start = Sc.P;
+    if (!isLinkage(Sc.word()))
+      break;
+  }
+  Sc.P = Start;
+  size_t End = Text.size();
+  while (!Sc.done()) {
+    if (Sc.skipComment())
+      continue;
+    char C = Sc.peek();
+    if (C == '(' || C == '[' || C == '{') {
+      if (!Sc.skipBalanced(nullptr))
+        return {};
+      continue;
+    }
+    if (C == ',')
+      return {};
+    if (C == '=' || C == ';') {
+      End = Sc.P;
+      break;
+    }
+    ++Sc.P;
+  }
+  while (End > Start && std::isspace(static_cast<unsigned char>(Text[End - 1])))
+    --End;
+  return ".extern " + std::string(Text.substr(Start, End - Start)) + ";";
+}
+
 /// Functions of CUDA's device runtime through which a kernel launches kernels.
 bool launchesFromDevice(std::string_view Name) {
   return Name.starts_with("cudaLaunchDevice") || Name.starts_with("cudaGetParameterBuffer");
@@ -177,7 +213,7 @@ ModuleOutline outlineModule(std::string_view Ptx) {
       Sc.skipSpace();
       W = Sc.word();
     }
-    ModuleOutline::Item It{ModuleOutline::ItemKind::Header, {}, {}, false, {}, {}, {}};
+    ModuleOutline::Item It{ModuleOutline::ItemKind::Header, {}, {}, false, {}, {}, {}, {}};
     if (W == ".version" || W == ".target" || W == ".address_size" || W == ".file") {
       Sc.P = std::min(Ptx.find('\n', Sc.P), Ptx.size());
     } else if (W == ".pragma") {
@@ -232,6 +268,13 @@ ModuleOutline outlineModule(std::string_view Ptx) {
         return Refuse("a " + std::string(W) + " variable without a name");
       if (!Sc.skipToSemicolon(&It.Names)) // an initializer may name functions or variables
         return Refuse("an unterminated " + std::string(W) + " variable");
+      // Managed variables are the runtime's to place; references, per-thread .local variables
+      // and declarations of several variables have no declaration of their own.
+      std::string_view Text = Ptx.substr(Start, Sc.P - Start);
+      auto Mentions = [&](std::string_view D) { return Text.find(D) != std::string_view::npos; };
+      if ((W == ".global" || W == ".const") && !Mentions(".managed") && !Mentions(".texref") &&
+          !Mentions(".surfref") && !Mentions(".samplerref"))
+        It.Declaration = externDeclaration(Text);
     } else {
       return Refuse("top-level directive " + std::string(W));
     }
@@ -251,19 +294,28 @@ ModuleOutline outlineModule(std::string_view Ptx) {
       O.Kernels.emplace_back(It.Name);
     O.Items.push_back(std::move(It));
   }
-  // Module variables have one address per module: a module whose code (or whose variables'
-  // initializers) names them is translated whole. Variables no code names are the data slice's.
-  std::string Named;
+  // Module variables have one address per module: the data slice defines them, and the slices
+  // declare those their code names. Code naming a variable that cannot be declared, or an
+  // initializer naming a function (which the data slice lacks), keeps the module whole.
+  std::string Apart;
   for (const ModuleOutline::Item &It : O.Items)
     for (std::string_view N : It.Names)
       if (auto F = O.ByName.find(N); F != O.ByName.end())
-        for (uint32_t I : F->second)
-          if ((O.Items[I].Kind == ModuleOutline::ItemKind::Variable ||
-               It.Kind == ModuleOutline::ItemKind::Variable) &&
-              Named.find(std::string(N)) == std::string::npos)
-            Named += (Named.empty() ? "" : ", ") + std::string(N);
-  if (!Named.empty())
-    return Refuse("its kernels share module variables (" + Named + ")");
+        for (uint32_t I : F->second) {
+          const ModuleOutline::Item &Named = O.Items[I];
+          if (It.Kind == ModuleOutline::ItemKind::Variable &&
+              Named.Kind == ModuleOutline::ItemKind::Function)
+            return Refuse("the initializer of '" + std::string(It.Name) + "' names function '" +
+                          std::string(N) + "'");
+          if (It.Kind == ModuleOutline::ItemKind::Function &&
+              Named.Kind == ModuleOutline::ItemKind::Variable && Named.Declaration.empty() &&
+              Apart.find(std::string(N)) == std::string::npos)
+            Apart += (Apart.empty() ? "" : ", ") + std::string(N);
+        }
+  if (!Apart.empty())
+    return Refuse("its kernels share module variables that cannot be declared apart (texture, "
+                  "surface or sampler references, managed or .local variables: " +
+                  Apart + ")");
   // A kernel named in a body is launched, or its address taken, from the device.
   for (const ModuleOutline::Item &It : O.Items)
     for (std::string_view N : It.Names)
@@ -282,20 +334,20 @@ bool ModuleOutline::hasVariables() const {
 std::string ModuleOutline::dataSlice() const {
   if (!Why.empty() || !hasVariables())
     return {};
-  std::vector<bool> Keep(Items.size());
+  std::vector<Use> Keep(Items.size(), Use::None);
   for (size_t I = 0; I < Items.size(); ++I)
-    Keep[I] = Items[I].Kind == ItemKind::Variable;
+    if (Items[I].Kind == ItemKind::Variable)
+      Keep[I] = Use::Whole;
   return render(Keep);
 }
 
-std::string ModuleOutline::slice(std::string_view Kernel) const {
-  if (!Why.empty())
-    return {};
+std::vector<ModuleOutline::Use> ModuleOutline::reach(std::string_view Kernel) const {
   auto K = ByName.find(Kernel);
-  if (K == ByName.end() || std::none_of(K->second.begin(), K->second.end(),
-                                        [&](uint32_t I) { return Items[I].IsKernel; }))
+  if (!Why.empty() || K == ByName.end() ||
+      std::none_of(K->second.begin(), K->second.end(),
+                   [&](uint32_t I) { return Items[I].IsKernel; }))
     return {};
-  std::vector<bool> Keep(Items.size());
+  std::vector<Use> Keep(Items.size(), Use::None);
   std::vector<std::string_view> Work{Kernel};
   while (!Work.empty()) {
     std::string_view N = Work.back();
@@ -304,21 +356,39 @@ std::string ModuleOutline::slice(std::string_view Kernel) const {
     if (F == ByName.end())
       continue;
     for (uint32_t I : F->second) {
-      if (Keep[I])
+      if (Keep[I] != Use::None)
         continue;
-      Keep[I] = true;
+      if (Items[I].Kind == ItemKind::Variable) {
+        Keep[I] = Use::Declaration; // its first item: one declaration a variable
+        break;
+      }
+      Keep[I] = Use::Whole;
       Work.insert(Work.end(), Items[I].Names.begin(), Items[I].Names.end());
     }
   }
-  return render(Keep);
+  return Keep;
 }
 
-std::string ModuleOutline::render(const std::vector<bool> &Keep) const {
+std::string ModuleOutline::slice(std::string_view Kernel) const {
+  std::vector<Use> Keep = reach(Kernel);
+  return Keep.empty() ? std::string() : render(Keep);
+}
+
+std::vector<std::string> ModuleOutline::variablesOf(std::string_view Kernel) const {
+  std::vector<Use> Keep = reach(Kernel);
+  std::vector<std::string> Names;
+  for (size_t I = 0; I < Keep.size(); ++I)
+    if (Keep[I] == Use::Declaration)
+      Names.emplace_back(Items[I].Name);
+  return Names;
+}
+
+std::string ModuleOutline::render(const std::vector<Use> &Keep) const {
   std::string Out;
   uint32_t Line = 1; // where Out ends
   for (size_t I = 0; I < Items.size(); ++I) {
     const Item &It = Items[I];
-    if (!Keep[I] && It.Kind != ItemKind::Header)
+    if (Keep[I] == Use::None && It.Kind != ItemKind::Header)
       continue;
     if (It.Line > Line) {
       Out.append(It.Line - Line, '\n');
@@ -327,8 +397,9 @@ std::string ModuleOutline::render(const std::vector<bool> &Keep) const {
     } else if (!Out.empty()) {
       Out += ' '; // on the line of the item before it
     }
-    Out += It.Text;
-    Line += uint32_t(std::count(It.Text.begin(), It.Text.end(), '\n'));
+    std::string_view Text = Keep[I] == Use::Declaration ? std::string_view(It.Declaration) : It.Text;
+    Out += Text;
+    Line += uint32_t(std::count(Text.begin(), Text.end(), '\n'));
   }
   Out += '\n';
   return Out;

@@ -439,34 +439,76 @@ TEST_CASE("a kernel that failed to translate is named with the reason; the other
   CHECK(ok(M->kernel("plain")).metadata().Name == "plain");
 }
 
-TEST_CASE("kernels that share a module variable are translated together; EAGER translates all",
+TEST_CASE("kernels that share a module variable are translated one at a time and see one "
+          "variable; EAGER translates all",
           "[module-loader]") {
-  // Both kernels read and write `counter`: one address for the module, so one translation.
+  // Both kernels read and write `counter`, and `twice` reads `scale` (a .const table): one
+  // address each for the module, whichever kernels are translated. The variables are translated
+  // once, at the module's first lookup; each kernel's translation declares them and is given
+  // their addresses, in a process of its own too (a second loader on the same cache).
   const std::string Shared = R"(.version 7.0
 .target sm_70
 .address_size 64
 .global .align 4 .u32 counter;
+.const .align 4 .u32 scale[2] = {3, 2};
 .visible .entry bump() { .reg .b32 %r<3>; ld.global.u32 %r1, [counter];
   add.s32 %r2, %r1, 1; st.global.u32 [counter], %r2; ret; }
-.visible .entry twice() { .reg .b32 %r<3>; ld.global.u32 %r1, [counter];
-  shl.b32 %r2, %r1, 1; st.global.u32 [counter], %r2; ret; }
+.visible .entry twice() { .reg .b32 %r<4>; ld.global.u32 %r1, [counter];
+  ld.const.u32 %r3, [scale+4]; mul.lo.s32 %r2, %r1, %r3; st.global.u32 [counter], %r2; ret; }
 )";
+  for (const char *Target : WaveTargets) {
+    INFO(Target);
+    auto D = ok(loader::createHostDevice(*amdgpu::findTarget(Target)));
+    TempCacheDir Dir;
+    auto Run = [&](LogLines &Log) {
+      loader::ModuleLoader L(*D, Log.options(Dir.open()));
+      auto M = ok(L.open(bytesOf(Shared), "shared.ptx"));
+      const loader::Kernel &Bump = ok(M->kernel("bump"));
+      loader::GlobalSymbol Counter = ok(M->global("counter"));
+      uint32_t Value = 20;
+      ok(D->copy(Counter.Address, &Value, sizeof Value, loader::CopyKind::HostToDevice, nullptr));
+      ok(D->launch(Bump, geometry(1, 1), nullptr, nullptr));
+      const loader::Kernel &Twice = ok(M->kernel("twice"));
+      for (const loader::Kernel *K : {&Twice, &Bump})
+        ok(D->launch(*K, geometry(1, 1), nullptr, nullptr));
+      ok(D->copy(&Value, Counter.Address, sizeof Value, loader::CopyKind::DeviceToHost, nullptr));
+      CHECK(Value == 43);
+      // The host's writes between launches reach every kernel.
+      uint32_t Scale[2] = {0, 5};
+      ok(D->copy(ok(M->global("scale")).Address, Scale, sizeof Scale,
+                 loader::CopyKind::HostToDevice, nullptr));
+      ok(D->launch(Twice, geometry(1, 1), nullptr, nullptr));
+      ok(D->copy(&Value, Counter.Address, sizeof Value, loader::CopyKind::DeviceToHost, nullptr));
+      CHECK(Value == 215);
+      return L.stats();
+    };
+    LogLines First, Second;
+    loader::LoaderStats S1 = Run(First);
+    CHECK(S1.Translations == 3); // the variables, bump, twice
+    CHECK(First.count("translated 'shared.ptx [variables]'") == 1);
+    CHECK(First.count("translated 'shared.ptx [bump]'") == 1);
+    CHECK(First.count("is translated whole") == 0);
+    loader::LoaderStats S2 = Run(Second);
+    CHECK(S2.Translations == 0);
+    CHECK(S2.CacheHits == 3);
+  }
+
+  // Texture references stay the module's: it is translated whole.
   auto D = ok(loader::createHostDevice(*amdgpu::findTarget("gfx90a")));
   LogLines Log;
-  loader::ModuleLoader L(*D, Log.options());
-  auto M = ok(L.open(bytesOf(Shared), "shared.ptx"));
-  const loader::Kernel &Bump = ok(M->kernel("bump"));
-  const loader::Kernel &Twice = ok(M->kernel("twice"));
-  CHECK(L.stats().Translations == 1);
-  CHECK(Log.count("'shared.ptx' is translated whole: its kernels share module variables "
-                  "(counter)") == 1);
-  loader::GlobalSymbol Counter = ok(M->global("counter"));
-  uint32_t Value = 20;
-  ok(D->copy(Counter.Address, &Value, sizeof Value, loader::CopyKind::HostToDevice, nullptr));
-  for (const loader::Kernel *K : {&Bump, &Twice, &Bump})
-    ok(D->launch(*K, geometry(1, 1), nullptr, nullptr));
-  ok(D->copy(&Value, Counter.Address, sizeof Value, loader::CopyKind::DeviceToHost, nullptr));
-  CHECK(Value == 43);
+  loader::ModuleLoader LT(*D, Log.options());
+  const std::string Textured = R"(.version 7.0
+.target sm_70
+.address_size 64
+.global .texref tex;
+.visible .entry fetch(.param .u64 p) { .reg .b32 %r<5>; .reg .b64 %rd<2>; ld.param.u64 %rd1, [p];
+  mov.u32 %r1, 0; tex.1d.v4.s32.s32 {%r1, %r2, %r3, %r4}, [tex, {%r1}];
+  st.global.u32 [%rd1], %r1; ret; }
+)";
+  auto T = ok(LT.open(bytesOf(Textured), "textured.ptx"));
+  ok(T->load());
+  CHECK(Log.count("'textured.ptx' is translated whole: its kernels share module variables that "
+                  "cannot be declared apart") == 1);
 
   // A variable no code names leaves the kernels to themselves; its address comes from a module
   // of the variables alone, translated at the module's first lookup (a malformed variable fails

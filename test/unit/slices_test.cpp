@@ -139,18 +139,15 @@ TEST_CASE("kernels that share state are not sliced, and say why", "[slices]") {
   auto Why = [](const std::string &Extra) {
     return outlineModule(std::string(Header) + Extra + Body).unsliceable();
   };
-  CHECK(Why(".global .align 4 .u32 counter;\n.func use() { st.global.u32 [counter], 1; ret; }\n")
-            .find("module variables (counter)") != std::string::npos);
-  CHECK(Why(".global .align 8 .u64 table[1] = {generic(leaf)};\n").find("(leaf)") !=
+  CHECK(Why(".global .align 8 .u64 table[1] = {generic(leaf)};\n").find("names function 'leaf'") !=
         std::string::npos);
-  CHECK(Why(".const .align 4 .b8 table[8] = {1, 2, 3, 4, 5, 6, 7, 8};\n"
-            ".func look() { ld.const.u32 %r1, [table+4]; ret; }\n")
-            .find("table") != std::string::npos);
-  CHECK(Why(".global .texref tex;\n.func t() { mov.u64 %rd1, tex; ret; }\n").find("tex") !=
+  CHECK(Why(".global .texref tex;\n.func t() { mov.u64 %rd1, tex; ret; }\n").find(": tex)") !=
         std::string::npos);
   CHECK(Why(".global .attribute(.managed) .align 4 .u32 total;\n"
             ".func m() { ld.global.u32 %r1, [total]; ret; }\n")
-            .find("(total)") != std::string::npos);
+            .find(": total)") != std::string::npos);
+  CHECK(Why(".global .u32 a, b;\n.func m() { ld.global.u32 %r1, [a]; ret; }\n").find(": a)") !=
+        std::string::npos);
   CHECK(Why(".extern .func (.param .b32 r) cudaLaunchDeviceV2 (.param .b64 p, .param .b64 s);\n")
             .find("launches kernels from the device") != std::string::npos);
   CHECK(Why(".section .debug_str { }\n").find(".section") != std::string::npos);
@@ -176,4 +173,45 @@ TEST_CASE("variables no code names stay out of the kernels' slices, in the data 
   CHECK_FALSE(has(Data, ".entry"));
   requireParses(Data);
   CHECK(outlineModule(std::string(Header) + Body).dataSlice().empty());
+}
+
+TEST_CASE("a slice declares the module variables its code names; the data slice defines them",
+          "[slices]") {
+  // `counter` is named by first's callee, `table` (initialised over two lines, naming `counter`)
+  // by second; `ignore` by no code.
+  std::string Vars = ".global .align 1 .b8 ignore[1];\n"
+                     ".visible .global .align 4 .u32 counter;\n"
+                     ".const .align 8 .u64 table[3] = {1, 2,\n"
+                     "  generic(counter)};\n";
+  std::string Code = ".func use() { .reg .b32 %r<2>; ld.global.u32 %r1, [counter]; ret; }\n"
+                     ".visible .entry one() { call.uni use, (); ret; }\n"
+                     ".visible .entry two() { .reg .b64 %rd<2>; ld.const.u64 %rd1, [table+8]; "
+                     "ret; }\n"
+                     ".visible .entry three() { ret; }\n";
+  std::string Ptx = std::string(".version 8.0\n.target sm_80\n.address_size 64\n") + Vars + Code;
+  ModuleOutline O = outlineModule(Ptx);
+  REQUIRE(O.unsliceable().empty());
+  std::string One = O.slice("one"), Two = O.slice("two"), Three = O.slice("three");
+  CHECK(has(One, ".extern .global .align 4 .u32 counter;"));
+  CHECK_FALSE(has(One, "table"));
+  CHECK(has(Two, ".extern .const .align 8 .u64 table[3];"));
+  CHECK_FALSE(has(Two, "counter")); // named by table's initializer only: the data slice's
+  CHECK_FALSE(has(Three, ".extern"));
+  CHECK(O.variablesOf("one") == std::vector<std::string>{"counter"});
+  CHECK(O.variablesOf("two") == std::vector<std::string>{"table"});
+  CHECK(O.variablesOf("three").empty());
+  CHECK(O.variablesOf("use").empty()); // no kernel
+  // Every line where it was in the module (table's initializer took two).
+  auto LineOf = [](const std::string &Text, const std::string &What) {
+    return std::count(Text.begin(), Text.begin() + Text.find(What), '\n');
+  };
+  CHECK(LineOf(Two, ".visible .entry two") == LineOf(Ptx, ".visible .entry two"));
+  CHECK(LineOf(One, ".visible .entry one") == LineOf(Ptx, ".visible .entry one"));
+  for (const std::string *S : {&One, &Two, &Three})
+    requireParses(*S);
+  std::string Data = O.dataSlice();
+  CHECK(has(Data, "generic(counter)};"));
+  CHECK(has(Data, ".visible .global .align 4 .u32 counter;"));
+  CHECK_FALSE(has(Data, ".entry"));
+  requireParses(Data);
 }

@@ -14,11 +14,13 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <chrono>
 #include <cstdio>
+#include <set>
 #include <thread>
 
 using namespace ptx2amd::amdgpu;
@@ -247,6 +249,46 @@ define amdgpu_kernel void @fine(ptr addrspace(1) %p) {
   CHECK(CO->Dropped[0].Reason == "it calls 'external_fn', which is not defined in this module");
   CHECK(CO->Dropped[1].Name == "uses_var");
   CHECK(CO->Dropped[1].Reason == "it uses 'external_var', which is not defined in this module");
+}
+
+TEST_CASE("variables defined at load stay undefined in the code object, for the loader",
+          "[amdgpu][codegen]") {
+  // Lazy per-kernel translation: a kernel's slice declares the module's variables, which the
+  // loader defines (hsa_executable_agent_global_variable_define) before loading the code object.
+  llvm::LLVMContext Ctx;
+  auto M = parseIR(Ctx, R"(
+declare void @external_fn(ptr addrspace(1))
+@table = external addrspace(1) global [4 x i32]
+@scale = external addrspace(4) global i32
+define amdgpu_kernel void @uses_vars(ptr addrspace(1) %p) {
+  %s = load i32, ptr addrspace(4) @scale
+  store i32 %s, ptr addrspace(1) getelementptr (i8, ptr addrspace(1) @table, i64 8)
+  ret void
+}
+define amdgpu_kernel void @calls_out(ptr addrspace(1) %p) {
+  call void @external_fn(ptr addrspace(1) %p)
+  ret void
+}
+)");
+  CodegenOptions Opts;
+  Opts.ExternalVariables = true;
+  auto CO = compileToCodeObject(*M, *findTarget("gfx90a"), Opts);
+  REQUIRE(errorText(CO.takeError()).empty());
+  REQUIRE(CO->Kernels.size() == 1);
+  CHECK(CO->Kernels[0].Name == "uses_vars");
+  REQUIRE(CO->Dropped.size() == 1); // functions must still be defined
+  CHECK(CO->Dropped[0].Name == "calls_out");
+  auto Bin = llvm::object::ObjectFile::createELFObjectFile(llvm::MemoryBufferRef(
+      llvm::StringRef(reinterpret_cast<const char *>(CO->Bytes.data()), CO->Bytes.size()),
+      "code object"));
+  REQUIRE(errorText(Bin.takeError()).empty());
+  auto *Elf = llvm::cast<llvm::object::ELFObjectFileBase>(Bin->get());
+  std::set<std::string> Undefined;
+  for (const llvm::object::ELFSymbolRef &Sym : Elf->getDynamicSymbolIterators())
+    if (auto Flags = Sym.getFlags(); Flags && (*Flags & llvm::object::SymbolRef::SF_Undefined))
+      if (auto Name = Sym.getName())
+        Undefined.insert(Name->str());
+  CHECK(Undefined == std::set<std::string>{"scale", "table"});
 }
 
 TEST_CASE("a kernel LLVM cannot compile is left out, the others stay", "[amdgpu][codegen]") {

@@ -57,6 +57,10 @@ struct CodegenOptions {
   /// Keep the software texture path's entry points (isSoftwareTextureEntry) out of line: the
   /// CPU device calls them once per lane of a vectorised wave. The GPU inlines them.
   bool OutlineSoftwareTextures = false;
+  /// The module's declared `.global`/`.const` variables are defined at load by another module
+  /// (lazy per-kernel translation's data slice, loader/README.md): the kernels using them stay,
+  /// and the code object leaves them undefined, for the loader to define.
+  bool ExternalVariables = false;
 };
 
 /// Whether \p Name is an entry point of the software texture path (device-lib/
@@ -110,8 +114,10 @@ llvm::Error linkDeviceLibraries(llvm::Module &M, const Target &T, unsigned CodeO
 
 /// Removes the kernels (and functions) that call a function or use a variable,
 /// directly or not, that \p M declares but does not define (`.extern` in PTX,
-/// to be linked from elsewhere); returns the kernels with the reason.
-std::vector<DroppedKernel> dropKernelsWithUnresolvedCalls(llvm::Module &M);
+/// to be linked from elsewhere); returns the kernels with the reason. With
+/// \p ExternalVariables, declared variables are defined at load (CodegenOptions).
+std::vector<DroppedKernel> dropKernelsWithUnresolvedCalls(llvm::Module &M,
+                                                          bool ExternalVariables = false);
 
 /// prepareModule, then the default per-module pipeline at Opts.OptLevel (-O0: the
 /// O0 pipeline, which only runs always-inline and the like). For `--emit llvm`. Kernels
@@ -142,11 +148,14 @@ llvm::Expected<CodeObject> compileToCodeObject(llvm::Module &M, const Target &T,
                                                const CodegenOptions &Opts);
 
 /// Links one relocatable AMDGPU object into a code object with in-process lld
-/// (`-shared --no-undefined`). Serialised process-wide by a mutex.
-llvm::Expected<std::vector<uint8_t>> linkCodeObject(llvm::ArrayRef<uint8_t> RelocatableObject);
+/// (`-shared --no-undefined`; without `--no-undefined` when \p AllowUndefined: variables
+/// defined at load). Serialised process-wide by a mutex.
+llvm::Expected<std::vector<uint8_t>> linkCodeObject(llvm::ArrayRef<uint8_t> RelocatableObject,
+                                                    bool AllowUndefined = false);
 /// Links several (the partitions of one module) into one code object, whose metadata note
 /// lists the kernels of all of them.
 llvm::Expected<std::vector<uint8_t>>
-linkCodeObject(llvm::ArrayRef<llvm::ArrayRef<uint8_t>> RelocatableObjects);
+linkCodeObject(llvm::ArrayRef<llvm::ArrayRef<uint8_t>> RelocatableObjects,
+               bool AllowUndefined = false);
 
 } // namespace ptx2amd::amdgpu

@@ -39,6 +39,7 @@ class Module;
 #include <memory>
 #include <shared_mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ptx2amd::host {
@@ -109,6 +110,10 @@ struct LoadOptions {
   /// Tests only: a wave function's instructions past which its kernel runs as work-items
   /// (0: the vectoriser's limit, MaxWaveInstructions in WaveVectorizer.h).
   unsigned MaxWaveInstructionsForTests = 0;
+  /// The module variables the module declares and another module defines, with their addresses
+  /// (lazy per-kernel translation's data slice): translated with
+  /// amdgpu::CodegenOptions::ExternalVariables, linked to these addresses.
+  std::vector<std::pair<std::string, void *>> Variables;
 };
 
 /// The version of LoadedModule::compiled()'s format; loadCompiled() refuses every other. 4: kernels
@@ -216,7 +221,7 @@ public:
                                                       const LoadOptions &Opts = {});
   /// Loads what LoadedModule::compiled() returned, for \p T, linking its object only. Bytes of
   /// another format version, target or host, or that fail the checksum, are an error saying so.
-  /// Of \p Opts only Forced counts (the host identity, fibers for every launch).
+  /// Of \p Opts only Forced (the host identity, fibers for every launch) and Variables count.
   llvm::Expected<std::unique_ptr<LoadedModule>> loadCompiled(llvm::ArrayRef<uint8_t> Bytes,
                                                              const amdgpu::Target &T,
                                                              const LoadOptions &Opts = {});

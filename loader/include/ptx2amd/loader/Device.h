@@ -32,6 +32,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ptx2amd::loader {
 
@@ -76,6 +78,11 @@ struct ModuleImage {
   llvm::StringRef Ptx;                ///< ModuleFormat::Ptx
   unsigned OptLevel = 3;              ///< ModuleFormat::Ptx: of the translation, 0..3
   unsigned CodeObjectVersion = 5;     ///< ModuleFormat::Ptx: as for a code object of it
+  /// The module variables the module declares and another module defines, with their device
+  /// addresses (lazy per-kernel translation: a kernel's slice and its module's data slice). The
+  /// module is translated with amdgpu::CodegenOptions::ExternalVariables.
+  using VariableAddresses = std::vector<std::pair<std::string, void *>>;
+  VariableAddresses Variables{};
 };
 
 enum class MemoryKind {

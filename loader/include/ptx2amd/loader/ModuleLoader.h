@@ -63,9 +63,11 @@ inline constexpr unsigned HostCompiledOutput = 0x686f7374; // "host"
 /// LoadedModule::compiled().
 std::vector<uint8_t> hostCompiledForm(Module &M);
 /// Loads \p Compiled (from hostCompiledForm) on host device \p D without translating; bytes of
-/// another format version, target or host, or corrupt ones, are an error.
-llvm::Expected<std::unique_ptr<Module>> loadHostCompiled(Device &D, llvm::StringRef Name,
-                                                         llvm::ArrayRef<uint8_t> Compiled);
+/// another format version, target or host, or corrupt ones, are an error. \p Variables: as
+/// ModuleImage's, for the module's object to link to.
+llvm::Expected<std::unique_ptr<Module>>
+loadHostCompiled(Device &D, llvm::StringRef Name, llvm::ArrayRef<uint8_t> Compiled,
+                 const ModuleImage::VariableAddresses &Variables = {});
 
 /// Reads a PTX2AMD_LOG value: "" or off, info, debug; anything else is an error.
 llvm::Expected<LogLevel> parseLogLevel(llvm::StringRef Value);
@@ -174,7 +176,7 @@ private:
   /// once, at the first lookup); null otherwise.
   std::unique_ptr<grammar::ModuleOutline> Outline;
   llvm::StringMap<Unit> Kernels; ///< per kernel, as each is looked up
-  Unit Data; ///< the variables no code names, at the first variable lookup (Outline set)
+  Unit Data; ///< the module's variables (the data slice), at its first lookup (Outline set)
   std::unique_ptr<DeviceLaunches> Launches; ///< null: the module launches nothing itself
 };
 
@@ -232,9 +234,10 @@ private:
   llvm::Expected<std::unique_ptr<LazyModule>> openSelected(const fatbin::Fatbin &F,
                                                            llvm::StringRef Name);
   /// Translates (or takes from the cache) and loads \p Ptx, module \p ModuleName's or its
-  /// kernel \p Kernel's slice, into \p U.
+  /// kernel \p Kernel's slice, into \p U; \p Variables: those it declares, which the module's
+  /// data slice defines (ModuleImage::Variables).
   llvm::Error loadUnit(llvm::StringRef ModuleName, llvm::StringRef Kernel, llvm::StringRef Ptx,
-                       LazyModule::Unit &U);
+                       LazyModule::Unit &U, ModuleImage::VariableAddresses Variables = {});
   void log(LogLevel Level, const std::string &Line);
   /// Points \p M's heap variable (amdgpu::HeapSymbol), when it has one, at the device heap,
   /// made on first need.

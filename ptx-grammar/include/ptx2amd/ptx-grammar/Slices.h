@@ -9,12 +9,15 @@
 // PTX module whose text depends on nothing else but those positions, so it is also the kernel's
 // cache key.
 //
-// A module whose kernels share state cannot be translated one kernel at a time: module variables
-// (.global, .const, texture and surface references) that its code names have one address per
-// module, device-side launches name the module's other kernels, and debug sections name its
-// functions. Such a module's outline says why (Unsliceable) and it is translated whole. Variables
-// no code names (libcu++'s tag objects in NVIDIA's libraries) are no kernel's: dataSlice() holds
-// them, for a host that asks for their addresses.
+// Module variables (.global, .const) have one address per module, whichever kernels are
+// translated: a slice declares each variable its code names `.extern` (its type, alignment and
+// size, no initializer), and dataSlice() defines them all, once, for the loader to give every
+// kernel's translation their addresses (hsa_executable_agent_global_variable_define on HSA, the
+// JIT's symbols on the host). A module whose kernels share state that cannot be declared apart
+// is translated whole, and its outline says why (unsliceable()): texture, surface and sampler
+// references and managed variables that code names, variables whose initializers name functions,
+// device-side launches (which name the module's other kernels), and what the outline does not
+// follow (debug sections, .alias).
 #pragma once
 
 #include <cstdint>
@@ -31,10 +34,13 @@ public:
   const std::vector<std::string> &kernels() const { return Kernels; }
   /// Why the module's kernels cannot be translated alone; empty when they can.
   const std::string &unsliceable() const { return Why; }
-  /// The PTX of \p Kernel and what it reaches; empty for a name that is no kernel of the module,
-  /// or when the module is unsliceable.
+  /// The PTX of \p Kernel and what it reaches, the module variables it names declared `.extern`;
+  /// empty for a name that is no kernel of the module, or when the module is unsliceable.
   std::string slice(std::string_view Kernel) const;
-  /// Whether the module has variables (which no code names, when it is sliceable).
+  /// The module variables slice(\p Kernel) declares `.extern`, in the module's order: what its
+  /// translation needs the addresses of, from the data slice's.
+  std::vector<std::string> variablesOf(std::string_view Kernel) const;
+  /// Whether the module has variables.
   bool hasVariables() const;
   /// The header and every module variable, on their lines: a module of no code; empty when the
   /// module has no variables or is unsliceable.
@@ -50,9 +56,14 @@ private:
     bool IsKernel = false;               ///< a .entry
     uint32_t Line = 1, Column = 1;       ///< where Text starts in the module
     std::vector<std::string_view> Names; ///< the identifiers its body (or initializer) uses
+    std::string Declaration;             ///< a .global/.const variable's `.extern` form
   };
-  /// The items \p Keep marks, and the header, verbatim on their lines of the module.
-  std::string render(const std::vector<bool> &Keep) const;
+  enum class Use : uint8_t { None, Whole, Declaration };
+  /// What slice(\p Kernel) holds of each item (nothing when \p Kernel is no kernel).
+  std::vector<Use> reach(std::string_view Kernel) const;
+  /// The items \p Keep marks (whole or as declarations), and the header, on their lines of the
+  /// module.
+  std::string render(const std::vector<Use> &Keep) const;
 
   std::vector<Item> Items;
   /// Function and .shared variable name -> its items (a declaration and a definition).
