@@ -64,8 +64,8 @@ std::vector<GlobalInfo> exportGlobals(Module &M) {
 /// define (LoadOptions::Variables, whose names \p Opts keeps).
 RuntimeSymbols linkedSymbols(const LoadOptions &Opts) {
   RuntimeSymbols Symbols = runtimeSymbols();
-  for (const auto &[Name, Address] : Opts.Variables)
-    Symbols.emplace_back(Name.c_str(), Address);
+  for (const ExternalVariable &V : Opts.Variables)
+    Symbols.emplace_back(V.Name.c_str(), V.Address);
   return Symbols;
 }
 
@@ -222,7 +222,7 @@ struct LoadedModule::Impl {
   }
 
   /// Resolves each plan's functions and the output buffer in the linked object.
-  Error bind() {
+  Error bind(const std::vector<ExternalVariable> &External) {
     for (KernelEntry &K : Kernels) {
       if (!K.Plan.Unavailable.empty())
         continue;
@@ -243,6 +243,8 @@ struct LoadedModule::Impl {
         return A.takeError();
       Variables.push_back({reinterpret_cast<uint8_t *>(*A), G.Size, "variable '" + G.Name + "'"});
     }
+    for (const ExternalVariable &V : Differential ? External : std::vector<ExternalVariable>())
+      Variables.push_back({static_cast<uint8_t *>(V.Address), V.Size, "variable '" + V.Name + "'"});
     if (HasOutput) {
       auto A = Jit->lookup(amdgpu::OutputBufferSymbol);
       if (!A)
@@ -499,7 +501,7 @@ Device::loadPtx(StringRef Ptx, StringRef Name, const amdgpu::Target &T, const Lo
     K->Plan = std::move(RK.Plan);
     K->Made = std::move(RK.Made);
   }
-  if (Error E = P->bind())
+  if (Error E = P->bind(Opts.Variables))
     return E;
   logExecutions(*P, ModuleName);
   return std::unique_ptr<LoadedModule>(new LoadedModule(std::move(P)));
@@ -571,7 +573,7 @@ Device::loadCompiled(ArrayRef<uint8_t> Bytes, const amdgpu::Target &T, const Loa
   if (!J)
     return J.takeError();
   P->Jit = std::move(*J);
-  if (Error E = P->bind())
+  if (Error E = P->bind(Opts.Variables))
     return E;
   logExecutions(*P, "a compiled module");
   return std::unique_ptr<LoadedModule>(new LoadedModule(std::move(P)));

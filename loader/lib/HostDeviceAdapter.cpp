@@ -595,6 +595,15 @@ Expected<std::unique_ptr<PhysicalMemory>> HostDevice::importPhysical(int Fd) {
   return std::make_unique<HostPhysical>(Own, size_t(St.st_size));
 }
 
+/// ModuleImage::Variables as the host device takes them.
+static std::vector<host::ExternalVariable>
+hostVariables(const ModuleImage::VariableAddresses &Variables) {
+  std::vector<host::ExternalVariable> Out;
+  for (const auto &[Name, Symbol] : Variables)
+    Out.push_back({Name, Symbol.Address, Symbol.Size});
+  return Out;
+}
+
 Expected<std::unique_ptr<Module>> HostDevice::loadModule(const ModuleImage &Image) {
   if (Image.Ptx.empty())
     return fail(ErrorKind::BadInput,
@@ -602,7 +611,7 @@ Expected<std::unique_ptr<Module>> HostDevice::loadModule(const ModuleImage &Imag
   host::LoadOptions Opts;
   Opts.OptLevel = Image.OptLevel;
   Opts.CodeObjectVersion = Image.CodeObjectVersion;
-  Opts.Variables = Image.Variables;
+  Opts.Variables = hostVariables(Image.Variables);
   auto Loaded = Impl->loadPtx(Image.Ptx, Image.Name, *Props.Target, Opts);
   if (!Loaded)
     return Loaded.takeError();
@@ -616,7 +625,7 @@ Expected<std::unique_ptr<Module>>
 HostDevice::loadCompiled(StringRef Name, ArrayRef<uint8_t> Compiled,
                          const ModuleImage::VariableAddresses &Variables) {
   host::LoadOptions Opts;
-  Opts.Variables = Variables;
+  Opts.Variables = hostVariables(Variables);
   auto Loaded = Impl->loadCompiled(Compiled, *Props.Target, Opts);
   if (!Loaded)
     return Loaded.takeError();

@@ -41,9 +41,9 @@ Expected<std::unique_ptr<Module>> HsaDevice::loadModule(const ModuleImage &Image
   PTX2AMD_HSA_CHECK(hsa_executable_create_alt(Profile, HSA_DEFAULT_FLOAT_ROUNDING_MODE_DEFAULT,
                                               nullptr, &M->Executable));
   // Variables another module defines: the loader resolves the code object's references to them.
-  for (const auto &[Name, Address] : Image.Variables)
-    PTX2AMD_HSA_CHECK(
-        hsa_executable_agent_global_variable_define(M->Executable, Gpu, Name.c_str(), Address));
+  for (const auto &[Name, Symbol] : Image.Variables)
+    PTX2AMD_HSA_CHECK(hsa_executable_agent_global_variable_define(M->Executable, Gpu, Name.c_str(),
+                                                                  Symbol.Address));
   PTX2AMD_HSA_CHECK(
       hsa_executable_load_agent_code_object(M->Executable, Gpu, M->Reader, nullptr, nullptr));
   PTX2AMD_HSA_CHECK(hsa_executable_freeze(M->Executable, nullptr));

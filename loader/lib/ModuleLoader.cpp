@@ -347,7 +347,7 @@ Error ModuleLoader::loadUnit(StringRef ModuleName, StringRef Kernel, StringRef P
   const DeviceProperties &P = Dev.properties();
   std::string Target(P.Target->Name);
   auto Start = std::chrono::steady_clock::now();
-  ModuleImage Image{ModuleName.str(), {}, Ptx, Opts.OptLevel, Opts.CodeObjectVersion,
+  ModuleImage Image{ModuleName.str(),    {}, Ptx, Opts.OptLevel, Opts.CodeObjectVersion,
                     std::move(Variables)};
 
   // The host device translates PTX itself; what it caches is its compiled form of the module.
@@ -567,7 +567,7 @@ LazyModule::Unit &LazyModule::kernelUnit(StringRef KernelName) {
         auto G = Data.DeviceModule->global(V);
         if (!G)
           return withContext(G.takeError(), "variable '" + V + "' of '" + Name + "'");
-        Variables.emplace_back(V, G->Address);
+        Variables.emplace_back(V, *G);
       }
       return Loader.loadUnit(Name, KernelName, Slice, *U, std::move(Variables));
     };

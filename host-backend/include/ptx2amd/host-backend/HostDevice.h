@@ -93,6 +93,13 @@ struct HostOverrides {
 };
 
 /// How a module is translated for the host: as for a code object of these options.
+/// A module variable that another module defines.
+struct ExternalVariable {
+  std::string Name;
+  void *Address = nullptr;
+  uint64_t Size = 0;
+};
+
 struct LoadOptions {
   unsigned OptLevel = 3; ///< the AMDGPU pipeline's level (as for code objects); also the host's
   unsigned CodeObjectVersion = 5; ///< of the hidden kernel arguments the module reads
@@ -110,10 +117,10 @@ struct LoadOptions {
   /// Tests only: a wave function's instructions past which its kernel runs as work-items
   /// (0: the vectoriser's limit, MaxWaveInstructions in WaveVectorizer.h).
   unsigned MaxWaveInstructionsForTests = 0;
-  /// The module variables the module declares and another module defines, with their addresses
-  /// (lazy per-kernel translation's data slice): translated with
-  /// amdgpu::CodegenOptions::ExternalVariables, linked to these addresses.
-  std::vector<std::pair<std::string, void *>> Variables;
+  /// The module variables the module declares and another module defines (lazy per-kernel
+  /// translation's data slice): translated with amdgpu::CodegenOptions::ExternalVariables,
+  /// linked to these addresses, and snapshot in the differential mode as the module's own.
+  std::vector<ExternalVariable> Variables;
 };
 
 /// The version of LoadedModule::compiled()'s format; loadCompiled() refuses every other. 4: kernels

@@ -70,6 +70,12 @@ struct DeviceProperties {
   bool ShareableFileDescriptors = false;
 };
 
+/// A module variable (`.global`/`.const` in PTX) as the device sees it.
+struct GlobalSymbol {
+  void *Address = nullptr; ///< device address: copy() to and from it
+  uint64_t Size = 0;
+};
+
 /// One PTX module, translated for a device's target or to be: loadModule() reads the member of
 /// the device's properties().Format. The bytes and text are the caller's and are not kept.
 struct ModuleImage {
@@ -78,10 +84,10 @@ struct ModuleImage {
   llvm::StringRef Ptx;                ///< ModuleFormat::Ptx
   unsigned OptLevel = 3;              ///< ModuleFormat::Ptx: of the translation, 0..3
   unsigned CodeObjectVersion = 5;     ///< ModuleFormat::Ptx: as for a code object of it
-  /// The module variables the module declares and another module defines, with their device
-  /// addresses (lazy per-kernel translation: a kernel's slice and its module's data slice). The
+  /// The module variables the module declares and another module defines, with their addresses
+  /// and sizes (lazy per-kernel translation: a kernel's slice and its module's data slice). The
   /// module is translated with amdgpu::CodegenOptions::ExternalVariables.
-  using VariableAddresses = std::vector<std::pair<std::string, void *>>;
+  using VariableAddresses = std::vector<std::pair<std::string, GlobalSymbol>>;
   VariableAddresses Variables{};
 };
 
@@ -101,12 +107,6 @@ public:
   virtual ~Kernel() = default;
   /// The code object's metadata of this kernel (argument offsets, segment sizes, ...).
   virtual const amdgpu::KernelMetadata &metadata() const = 0;
-};
-
-/// A module variable (`.global`/`.const` in PTX) as the device sees it.
-struct GlobalSymbol {
-  void *Address = nullptr; ///< device address: copy() to and from it
-  uint64_t Size = 0;
 };
 
 /// A code object loaded on a device. Destroying it while its kernels run is undefined; the
