@@ -178,6 +178,9 @@ Error prepareWith(Module &M, const Target &T, const CodegenOptions &Opts, Target
   M.setModuleFlag(Module::Error, "amdhsa_code_object_version", Opts.CodeObjectVersion * 100);
   if (Error E = linkDeviceLibraries(M, T, Opts.CodeObjectVersion))
     return E;
+  if (Opts.DynamicSharedInGlobal)
+    if (Error E = placeDynamicSharedInGlobal(M))
+      return E;
   if (Opts.OutlineSoftwareTextures)
     for (Function &F : M)
       if (!F.isDeclaration() && isSoftwareTextureEntry(F.getName()))

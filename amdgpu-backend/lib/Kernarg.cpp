@@ -133,11 +133,24 @@ Error packKernargs(const KernelMetadata &K, const void *const *Args, const Launc
                   "grid of kernel '" + K.Name + "' too large in dimension " + Twine(D));
   std::memset(Out.data(), 0, Out.size());
   unsigned Explicit = 0;
+  bool DynamicShared = false;
   for (const KernelArgMetadata &A : K.Args) {
     if (A.Offset + A.Size > Out.size() || A.Offset + A.Size < A.Offset)
       return fail(ErrorKind::BadInput, "argument at offset " + Twine(A.Offset) + " of kernel '" +
                                            K.Name + "' is past the end of its kernarg segment");
     uint8_t *At = Out.data() + A.Offset;
+    if (A.Name == DynamicSharedArgName) {
+      if (!G.DynamicSharedAddress || A.Size != DynamicSharedArgBytes)
+        return fail(ErrorKind::BadInput, "kernel '" + K.Name +
+                                             "' places dynamic shared memory in global memory, "
+                                             "and the launch gives it none");
+      const uint64_t Slice[2] = {G.DynamicSharedAddress, G.DynamicLdsBytes};
+      std::memcpy(At, Slice, sizeof Slice);
+      std::memcpy(At + 16, &G.Grid[0], 4);
+      std::memcpy(At + 20, &G.Grid[1], 4);
+      DynamicShared = true;
+      continue;
+    }
     if (!A.isHidden()) {
       if (!Args || !Args[Explicit])
         return fail(ErrorKind::BadInput,
@@ -164,7 +177,7 @@ Error packKernargs(const KernelMetadata &K, const void *const *Args, const Launc
     case Hidden::HeapV1: V = H.HeapV1; break;
     case Hidden::DefaultQueue: V = H.DefaultQueue; break;
     case Hidden::CompletionAction: V = H.CompletionAction; break;
-    case Hidden::DynamicLdsSize: V = G.DynamicLdsBytes; break;
+    case Hidden::DynamicLdsSize: V = G.DynamicSharedAddress ? 0 : G.DynamicLdsBytes; break;
     case Hidden::PrivateBase: V = H.PrivateBase; break;
     case Hidden::SharedBase: V = H.SharedBase; break;
     case Hidden::QueuePtr: V = H.QueuePtr; break;
@@ -175,6 +188,10 @@ Error packKernargs(const KernelMetadata &K, const void *const *Args, const Launc
     for (uint64_t B = 0; B < A.Size && B < 8; ++B)
       At[B] = uint8_t(V >> (8 * B));
   }
+  if (G.DynamicSharedAddress && !DynamicShared)
+    return fail(ErrorKind::BadInput, "kernel '" + K.Name +
+                                         "' keeps dynamic shared memory in LDS; the launch "
+                                         "placed it in global memory");
   return Error::success();
 }
 
@@ -190,7 +207,7 @@ Expected<DispatchPacket> makeDispatchPacket(const KernelMetadata &K, const Launc
     P.WorkgroupSize[D] = uint16_t(G.Block[D]);
     P.GridSize[D] = uint32_t(Items);
   }
-  uint64_t Group = K.GroupSegmentFixedSize + G.DynamicLdsBytes;
+  uint64_t Group = K.GroupSegmentFixedSize + (G.DynamicSharedAddress ? 0 : G.DynamicLdsBytes);
   if (Group > UINT32_MAX || K.PrivateSegmentFixedSize > UINT32_MAX)
     return fail(ErrorKind::BadInput,
                 "segment sizes of kernel '" + K.Name + "' do not fit the dispatch packet");

@@ -422,6 +422,7 @@ static pipeline::Translation optimisedModule(StringRef Ptx, StringRef Name, cons
   PO.Codegen = {Opts.OptLevel, Opts.CodeObjectVersion};
   PO.Codegen.OutlineSoftwareTextures = true;
   PO.Codegen.ExternalVariables = !Opts.Variables.empty();
+  PO.Codegen.DynamicSharedInGlobal = Opts.DynamicSharedInGlobal;
   PO.Out = pipeline::Output::OptimizedModule;
   PO.OnOptimized = Opts.OnOptimized;
   return pipeline::translate(std::make_shared<SourceText>(Name.str(), Ptx.str()), PO);
@@ -667,6 +668,7 @@ Expected<amdgpu::DeviceOutput> Device::launch(LoadedModule &LM, StringRef Kernel
   G.Block[1] = C.Block.Y;
   G.Block[2] = C.Block.Z;
   G.DynamicLdsBytes = C.DynamicSharedBytes;
+  G.DynamicSharedAddress = C.DynamicSharedAddress;
 
   std::unique_ptr<uint8_t, FreeDeleter> Kernarg(
       static_cast<uint8_t *>(std::aligned_alloc(64, alignTo(K->Meta.KernargSegmentSize, 64))));
@@ -707,7 +709,7 @@ Expected<amdgpu::DeviceOutput> Device::launch(LoadedModule &LM, StringRef Kernel
                      "kernel '" + Kernel + "': " + Twine(Packet->GroupSegmentSize) +
                          " bytes of shared memory, more than the " +
                          Twine(P.T->LdsBytesPerWorkgroup) + " of " + P.T->Name);
-  L.LdsBytes = P.StaticLdsBytes + G.DynamicLdsBytes;
+  L.LdsBytes = P.StaticLdsBytes + (G.DynamicSharedAddress ? 0 : G.DynamicLdsBytes);
   L.DispatchId = ++DispatchIds;
   L.WatchdogMs = C.WatchdogMs ? C.WatchdogMs : defaultWatchdogMs();
 

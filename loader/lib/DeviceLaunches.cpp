@@ -24,8 +24,8 @@
 #include "ptx2amd/support/Error.h"
 
 #include "ptx2amd/amdgpu-backend/DeviceLaunches.h"
-#include "ptx2amd/ptx-grammar/Slices.h"
 #include "ptx2amd/lowering/Lowering.h"
+#include "ptx2amd/ptx-grammar/Slices.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -138,10 +138,57 @@ Error LazyModule::attachDeviceLaunches() {
 
 Error LazyModule::launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *S,
                          const LaunchOptions &O) {
+  const uint64_t Lds = Loader.device().properties().LdsBytesPerWorkgroup;
+  if (G.DynamicLdsBytes && !G.DynamicSharedAddress &&
+      K.metadata().GroupSegmentFixedSize + G.DynamicLdsBytes > Lds)
+    return launchDynamicSharedInGlobal(K, G, Args, S, O);
   if (!Launches)
     return Loader.device().launch(K, G, Args, S, O);
   uint64_t Pending = 0;
   return runGrid(K, G, Args, S, O, 0, Pending);
+}
+
+Error LazyModule::launchDynamicSharedInGlobal(const Kernel &K, const amdgpu::LaunchGeometry &G,
+                                              void **Args, Stream *S, const LaunchOptions &O) {
+  Device &Dev = Loader.device();
+  const std::string &KernelName = K.metadata().Name;
+  auto Why = [&] {
+    return formatv("kernel '{0}': {1} bytes of dynamic shared memory after {2} static ones are "
+                   "more than the {3} bytes of LDS of {4}",
+                   KernelName, G.DynamicLdsBytes, K.metadata().GroupSegmentFixedSize,
+                   Dev.properties().LdsBytesPerWorkgroup, Dev.properties().Target->Name)
+        .str();
+  };
+  if (!Outline)
+    return makeError(ErrorKind::Unsupported,
+                     Why() +
+                         ", and placing them in global memory needs the module translated one "
+                         "kernel at a time ('" +
+                         Name + "' is translated whole)");
+  Unit &U = kernelUnit(KernelName, /*InGlobal=*/true);
+  auto V = kernelOf(U, KernelName);
+  if (!V)
+    return withContext(V.takeError(), Why() + "; in global memory");
+  const uint64_t Blocks = uint64_t(G.Grid[0]) * G.Grid[1] * G.Grid[2];
+  uint64_t Bytes;
+  if (__builtin_mul_overflow(Blocks, uint64_t(G.DynamicLdsBytes), &Bytes))
+    Bytes = UINT64_MAX;
+  auto Slices = Dev.allocate(Bytes, MemoryKind::Device);
+  if (!Slices)
+    return makeError(ErrorKind::OutOfResources,
+                     formatv("{0}; in global memory, {1} blocks of {2} bytes: ", Why(), Blocks,
+                             G.DynamicLdsBytes)
+                             .str() +
+                         toString(Slices.takeError()));
+  amdgpu::LaunchGeometry InGlobal = G;
+  InGlobal.DynamicSharedAddress = reinterpret_cast<uintptr_t>(*Slices);
+  uint64_t Pending = 0;
+  Error E = Launches ? runGrid(*V, InGlobal, Args, S, O, 0, Pending)
+                     : Dev.launch(*V, InGlobal, Args, S, O);
+  // The slices are the grid's until it is done.
+  if (!E)
+    E = Dev.synchronize(S);
+  return joinErrors(std::move(E), Dev.release(*Slices));
 }
 
 Error LazyModule::runGrid(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *S,

@@ -612,6 +612,7 @@ Expected<std::unique_ptr<Module>> HostDevice::loadModule(const ModuleImage &Imag
   Opts.OptLevel = Image.OptLevel;
   Opts.CodeObjectVersion = Image.CodeObjectVersion;
   Opts.Variables = hostVariables(Image.Variables);
+  Opts.DynamicSharedInGlobal = Image.DynamicSharedInGlobal;
   auto Loaded = Impl->loadPtx(Image.Ptx, Image.Name, *Props.Target, Opts);
   if (!Loaded)
     return Loaded.takeError();
@@ -642,12 +643,16 @@ Error HostDevice::launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void 
   C.Grid = {G.Grid[0], G.Grid[1], G.Grid[2]};
   C.Block = {G.Block[0], G.Block[1], G.Block[2]};
   C.DynamicSharedBytes = G.DynamicLdsBytes;
+  C.DynamicSharedAddress = G.DynamicSharedAddress;
   C.Cooperative = O.Cooperative;
   // The argument values, copied now (CUDA's launch copies them): 16-byte slots each, which
   // the queued launch owns; Pointers point into them.
   auto SlotsOf = [&](size_t I) { return std::max<size_t>(1, (HK.Meta.Args[I].Size + 15) / 16); };
   size_t Explicit = 0, Slots = 0;
-  for (; Explicit < HK.Meta.Args.size() && !HK.Meta.Args[Explicit].isHidden(); ++Explicit)
+  // The launch fills the argument of dynamic shared memory in global memory, last if there.
+  for (; Explicit < HK.Meta.Args.size() && !HK.Meta.Args[Explicit].isHidden() &&
+         HK.Meta.Args[Explicit].Name != amdgpu::DynamicSharedArgName;
+       ++Explicit)
     Slots += SlotsOf(Explicit);
   if (Explicit && !Args)
     return fail(ErrorKind::BadInput, "kernel '" + HK.Meta.Name + "' has arguments, none given");

@@ -129,11 +129,12 @@ Error HsaDevice::launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void *
                         const LaunchOptions &O) {
   const auto &HK = static_cast<const HsaKernel &>(K);
   const amdgpu::KernelMetadata &Meta = HK.Meta;
-  if (Meta.GroupSegmentFixedSize + G.DynamicLdsBytes > Props.LdsBytesPerWorkgroup)
-    return fail(ErrorKind::OutOfResources,
-                "kernel '" + Meta.Name + "' needs " +
-                    Twine(Meta.GroupSegmentFixedSize + G.DynamicLdsBytes) +
-                    " bytes of LDS; the device has " + Twine(Props.LdsBytesPerWorkgroup));
+  const uint64_t Lds =
+      Meta.GroupSegmentFixedSize + (G.DynamicSharedAddress ? 0 : G.DynamicLdsBytes);
+  if (Lds > Props.LdsBytesPerWorkgroup)
+    return fail(ErrorKind::OutOfResources, "kernel '" + Meta.Name + "' needs " + Twine(Lds) +
+                                               " bytes of LDS; the device has " +
+                                               Twine(Props.LdsBytesPerWorkgroup));
   HsaStream &St = stream(S);
   std::lock_guard<std::mutex> Lock(St.Mutex);
   if (Error E = checkQueues())

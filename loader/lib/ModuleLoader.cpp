@@ -340,15 +340,17 @@ Expected<std::unique_ptr<LazyModule>> ModuleLoader::openSelected(const fatbin::F
 }
 
 Error ModuleLoader::loadUnit(StringRef ModuleName, StringRef Kernel, StringRef Ptx,
-                             LazyModule::Unit &M, ModuleImage::VariableAddresses Variables) {
+                             LazyModule::Unit &M, ModuleImage::VariableAddresses Variables,
+                             bool InGlobal) {
   // Logs name the kernel of a slice; diagnostics, on the module's lines, the module.
   const std::string Name =
-      Kernel.empty() ? ModuleName.str() : (ModuleName + " [" + Kernel + "]").str();
+      (Kernel.empty() ? ModuleName.str() : (ModuleName + " [" + Kernel + "]").str()) +
+      (InGlobal ? " (dynamic shared memory in global memory)" : "");
   const DeviceProperties &P = Dev.properties();
   std::string Target(P.Target->Name);
   auto Start = std::chrono::steady_clock::now();
-  ModuleImage Image{ModuleName.str(),    {}, Ptx, Opts.OptLevel, Opts.CodeObjectVersion,
-                    std::move(Variables)};
+  ModuleImage Image{ModuleName.str(),     {},      Ptx, Opts.OptLevel, Opts.CodeObjectVersion,
+                    std::move(Variables), InGlobal};
 
   // The host device translates PTX itself; what it caches is its compiled form of the module.
   const bool Host = P.Format == ModuleFormat::Ptx;
@@ -360,7 +362,8 @@ Error ModuleLoader::loadUnit(StringRef ModuleName, StringRef Kernel, StringRef P
   Fields.Output = Host ? HostCompiledOutput : CodeObjectOutput;
   // Host code for one CPU may not run on another (a cache shared over NFS). Variables defined
   // at load are left undefined where a translation of the same text alone leaves kernels out.
-  Fields.Options = P.CompiledFor + (Image.Variables.empty() ? "" : "\nexternal variables");
+  Fields.Options = P.CompiledFor + (Image.Variables.empty() ? "" : "\nexternal variables") +
+                   (InGlobal ? "\ndynamic shared memory in global memory" : "");
   CacheKey Key = CacheKey::compute(Fields);
   std::string KeyNote = Opts.Log >= LogLevel::Debug ? " (key " + Key.hex() + ")" : std::string();
 
@@ -416,6 +419,7 @@ Error ModuleLoader::loadUnit(StringRef ModuleName, StringRef Kernel, StringRef P
     PO.Target = P.Target;
     PO.Codegen = {Opts.OptLevel, Opts.CodeObjectVersion};
     PO.Codegen.ExternalVariables = !Image.Variables.empty();
+    PO.Codegen.DynamicSharedInGlobal = InGlobal;
     pipeline::Translation T = pipeline::translate(SourceText::borrow(ModuleName.str(), Ptx), PO);
     ++Translations;
     if (!T.HasCodeObject)
@@ -548,12 +552,12 @@ Error LazyModule::loadData() {
   return Data.error();
 }
 
-LazyModule::Unit &LazyModule::kernelUnit(StringRef KernelName) {
+LazyModule::Unit &LazyModule::kernelUnit(StringRef KernelName, bool InGlobal) {
   Unit *U;
   {
     // StringMap entries stay where they are as the map grows.
     std::lock_guard<std::mutex> Lock(Mutex);
-    U = &Kernels[KernelName];
+    U = &(InGlobal ? InGlobalKernels : Kernels)[KernelName];
   }
   std::lock_guard<std::mutex> Lock(U->Mutex);
   if (!U->Attempted) {
@@ -569,7 +573,7 @@ LazyModule::Unit &LazyModule::kernelUnit(StringRef KernelName) {
           return withContext(G.takeError(), "variable '" + V + "' of '" + Name + "'");
         Variables.emplace_back(V, *G);
       }
-      return Loader.loadUnit(Name, KernelName, Slice, *U, std::move(Variables));
+      return Loader.loadUnit(Name, KernelName, Slice, *U, std::move(Variables), InGlobal);
     };
     Error E = Load();
     if (!E)

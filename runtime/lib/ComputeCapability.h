@@ -17,6 +17,7 @@ namespace ptx2amd::runtime {
 struct ComputeCapability {
   int Major = 0, Minor = 0;
   int ThreadsPerMultiprocessor = 0, BlocksPerMultiprocessor = 0;
+  int SharedKBPerMultiprocessor = 0, SharedKBPerBlockOptin = 0;
   /// The architecture number of its PTX and SASS: 86 for 8.6.
   unsigned arch() const { return unsigned(Major * 10 + Minor); }
 };

@@ -535,7 +535,7 @@ static cudaError_t setMaxDynamicSharedBytes(KernelRecord &K, int Value) {
   const loader::Kernel *DK = nullptr;
   if (cudaError_t E = contextAndKernel(K, C, DK))
     return E;
-  uint64_t Available = C->Props.sharedMemPerBlock - DK->metadata().GroupSegmentFixedSize;
+  uint64_t Available = C->Props.sharedMemPerBlockOptin - DK->metadata().GroupSegmentFixedSize;
   if (Value < 0 || uint64_t(Value) > Available)
     return fail(cudaErrorInvalidValue,
                 formatv("kernel '{0}': {1} bytes of dynamic shared memory; at most {2}", K.Name,

@@ -49,9 +49,14 @@ cudaDeviceProp deviceProperties(const loader::DeviceProperties &P, const Compute
   cudaDeviceProp D{};
   std::snprintf(D.name, sizeof(D.name), "%s", P.Name.c_str());
   D.totalGlobalMem = P.GlobalMemoryBytes;
-  // Every target's LDS is available to a block without opting in.
-  D.sharedMemPerBlock = D.sharedMemPerBlockOptin = P.LdsBytesPerWorkgroup;
-  D.sharedMemPerMultiprocessor = P.LdsBytesPerWorkgroup;
+  // Every target's LDS is available to a block without opting in; a block may opt in to the
+  // capability's figure, where it is larger (past the LDS, dynamic shared memory lies in
+  // global memory: LazyModule::launchDynamicSharedInGlobal).
+  D.sharedMemPerBlock = P.LdsBytesPerWorkgroup;
+  D.sharedMemPerBlockOptin =
+      std::max<size_t>(P.LdsBytesPerWorkgroup, size_t(CC.SharedKBPerBlockOptin) << 10);
+  D.sharedMemPerMultiprocessor =
+      std::max<size_t>(P.LdsBytesPerWorkgroup, size_t(CC.SharedKBPerMultiprocessor) << 10);
   // A block of 1024 work-items can use 64 VGPRs each on every supported target.
   D.regsPerBlock = D.regsPerMultiprocessor = 65536;
   D.warpSize = 32;
@@ -131,7 +136,8 @@ cudaDeviceProp deviceProperties(const loader::DeviceProperties &P, const Compute
 
 /// ComputeCapabilities.def, in its order.
 constexpr ComputeCapability Capabilities[] = {
-#define COMPUTE_CAPABILITY(Major, Minor, Threads, Blocks) {Major, Minor, Threads, Blocks},
+#define COMPUTE_CAPABILITY(Major, Minor, Threads, Blocks, SharedKB, OptinKB)                       \
+  {Major, Minor, Threads, Blocks, SharedKB, OptinKB},
 #include "ComputeCapabilities.def"
 };
 
@@ -414,12 +420,16 @@ cudaError_t launchKernel(KernelRecord *K, dim3 Grid, dim3 Block, void **Args, si
                         "MaxDynamicSharedMemorySize attribute allows {2}",
                         K->Name, SharedBytes, MaxDynamic)
                     .str());
-  if (StaticLds + SharedBytes > P.sharedMemPerBlock)
-    return fail(cudaErrorInvalidValue,
-                formatv("kernel '{0}': {1} bytes of dynamic shared memory after {2} static ones "
-                        "exceed the {3} bytes a block may use",
-                        K->Name, SharedBytes, StaticLds, P.sharedMemPerBlock)
-                    .str());
+  // Past sharedMemPerBlock only by opting in, as CUDA has it.
+  const uint64_t Limit = MaxDynamic >= 0 ? P.sharedMemPerBlockOptin : P.sharedMemPerBlock;
+  if (StaticLds + SharedBytes > Limit)
+    return fail(
+        cudaErrorInvalidValue,
+        formatv("kernel '{0}': {1} bytes of dynamic shared memory after {2} static ones "
+                "exceed the {3} bytes a block may use{4}",
+                K->Name, SharedBytes, StaticLds, Limit,
+                MaxDynamic >= 0 ? "" : " without cudaFuncAttributeMaxDynamicSharedMemorySize")
+            .str());
   if (Cooperative) {
     int PerUnit = 0;
     if (cudaError_t E = occupancyBlocks(*K, int(Threads), SharedBytes, &PerUnit))

@@ -38,13 +38,13 @@ TEST_CASE("compute capability: 8.6 by default", "[runtime][cc]") {
 TEST_CASE("compute capability: CUDA's limits per capability", "[runtime][cc]") {
   struct Row {
     const char *Name;
-    int Major, Minor, Threads, Blocks;
+    int Major, Minor, Threads, Blocks, SharedKB, OptinKB;
   };
   // The CUDA programming guide's table and cuda_occupancy.h.
-  const Row Rows[] = {{"7.5", 7, 5, 1024, 16},   {"8.0", 8, 0, 2048, 32},
-                      {"8.6", 8, 6, 1536, 16},   {"8.9", 8, 9, 1536, 24},
-                      {"9.0", 9, 0, 2048, 32},   {"10.0", 10, 0, 2048, 32},
-                      {"12.0", 12, 0, 1536, 24}, {"12.1", 12, 1, 1536, 24}};
+  const Row Rows[] = {{"7.5", 7, 5, 1024, 16, 64, 64},    {"8.0", 8, 0, 2048, 32, 164, 163},
+                      {"8.6", 8, 6, 1536, 16, 100, 99},   {"8.9", 8, 9, 1536, 24, 100, 99},
+                      {"9.0", 9, 0, 2048, 32, 228, 227},  {"10.0", 10, 0, 2048, 32, 228, 227},
+                      {"12.0", 12, 0, 1536, 24, 100, 99}, {"12.1", 12, 1, 1536, 24, 100, 99}};
   for (const Row &R : Rows) {
     INFO(R.Name);
     ComputeCapability CC = parse(R.Name);
@@ -53,6 +53,8 @@ TEST_CASE("compute capability: CUDA's limits per capability", "[runtime][cc]") {
     CHECK(CC.arch() == unsigned(R.Major * 10 + R.Minor));
     CHECK(CC.ThreadsPerMultiprocessor == R.Threads);
     CHECK(CC.BlocksPerMultiprocessor == R.Blocks);
+    CHECK(CC.SharedKBPerMultiprocessor == R.SharedKB);
+    CHECK(CC.SharedKBPerBlockOptin == R.OptinKB);
   }
 }
 
@@ -60,11 +62,15 @@ TEST_CASE("compute capability: every row fits a cooperative launch", "[runtime][
 // The host device holds 2048 work-items in 32 workgroups on each worker at once
 // (host-backend's CooperativeWorkItems and CooperativeWorkgroups): a grid the occupancy
 // calculator lets through must fit, whatever capability is reported.
-#define COMPUTE_CAPABILITY(Major, Minor, Threads, Blocks)                                          \
+#define COMPUTE_CAPABILITY(Major, Minor, Threads, Blocks, SharedKB, OptinKB)                       \
   {                                                                                                \
     ComputeCapability CC = parse(#Major "." #Minor);                                               \
     CHECK(CC.ThreadsPerMultiprocessor == Threads);                                                 \
     CHECK(CC.BlocksPerMultiprocessor == Blocks);                                                   \
+    CHECK(CC.SharedKBPerMultiprocessor == SharedKB);                                               \
+    CHECK(CC.SharedKBPerBlockOptin == OptinKB);                                                    \
+    CHECK(OptinKB >= 64);                                                                          \
+    CHECK(OptinKB <= SharedKB);                                                                    \
     CHECK(Threads % 32 == 0);                                                                      \
     CHECK(Threads >= 1024);                                                                        \
     CHECK(Threads <= 2048);                                                                        \

@@ -61,6 +61,9 @@ struct CodegenOptions {
   /// (lazy per-kernel translation's data slice, loader/README.md): the kernels using them stay,
   /// and the code object leaves them undefined, for the loader to define.
   bool ExternalVariables = false;
+  /// Dynamic shared memory lies in global memory, one slice per block, given at launch
+  /// (placeDynamicSharedInGlobal): for launches that ask for more than the target's LDS.
+  bool DynamicSharedInGlobal = false;
 };
 
 /// Whether \p Name is an entry point of the software texture path (device-lib/
@@ -118,6 +121,12 @@ llvm::Error linkDeviceLibraries(llvm::Module &M, const Target &T, unsigned CodeO
 /// \p ExternalVariables, declared variables are defined at load (CodegenOptions).
 std::vector<DroppedKernel> dropKernelsWithUnresolvedCalls(llvm::Module &M,
                                                           bool ExternalVariables = false);
+
+/// Places the dynamic shared memory of \p M's kernels in global memory: each kernel takes the
+/// argument DynamicSharedArgName (Kernarg.h) last, and every shared-memory access past the
+/// dynamic variable's LDS offset goes to the block's slice. Static shared memory stays in LDS.
+/// A shared address passed to a function \p M does not define is an error.
+llvm::Error placeDynamicSharedInGlobal(llvm::Module &M);
 
 /// prepareModule, then the default per-module pipeline at Opts.OptLevel (-O0: the
 /// O0 pipeline, which only runs always-inline and the like). For `--emit llvm`. Kernels

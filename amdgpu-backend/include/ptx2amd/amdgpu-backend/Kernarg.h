@@ -23,7 +23,17 @@ struct LaunchGeometry {
   uint32_t Grid[3] = {1, 1, 1};
   uint32_t Block[3] = {1, 1, 1};
   uint32_t DynamicLdsBytes = 0;
+  /// Not 0: the kernel is a translation with CodegenOptions::DynamicSharedInGlobal, and its
+  /// blocks' dynamic shared memory lies here in global memory, DynamicLdsBytes per block in
+  /// block-linear order (x fastest), none of it in LDS.
+  uint64_t DynamicSharedAddress = 0;
 };
+
+/// The explicit argument that CodegenOptions::DynamicSharedInGlobal appends to every kernel,
+/// last: its slices' address, the bytes of one slice (both 64-bit), and the grid's blocks in x
+/// and y (32-bit). packKernargs fills it from the LaunchGeometry, not from the caller's Args.
+inline constexpr const char *DynamicSharedArgName = "__ptx2amd_dynamic_shared";
+inline constexpr unsigned DynamicSharedArgBytes = 24;
 
 /// Values of the hidden arguments that are addresses of runtime objects (0 where none).
 struct HiddenArgValues {
@@ -44,7 +54,8 @@ std::vector<KernelArgMetadata> codeObjectV5HiddenArgs(uint64_t ExplicitSize);
 
 /// Writes the kernarg segment of \p K into \p Out (at least K.KernargSegmentSize bytes): each
 /// explicit argument copied from Args[i] (CUDA's `kernelParams`, one pointer per explicit
-/// argument in order), each hidden argument computed from \p G and \p H; bytes no argument
+/// argument in order; DynamicSharedArgName from \p G), each hidden argument computed from \p G
+/// and \p H; bytes no argument
 /// covers are zero. An argument past the end of \p Out, a grid that does not fit the 32-bit
 /// work-item counts of the dispatch packet or a null argument pointer is an error.
 llvm::Error packKernargs(const KernelMetadata &K, const void *const *Args, const LaunchGeometry &G,

@@ -52,6 +52,8 @@ struct LaunchConfig {
   Dim3 Grid;  ///< blocks
   Dim3 Block; ///< threads per block (at most 1024)
   uint32_t DynamicSharedBytes = 0;
+  /// Not 0: where the blocks' dynamic shared memory lies (amdgpu::LaunchGeometry).
+  uint64_t DynamicSharedAddress = 0;
   /// A workgroup that makes no progress for this long (no work-item reaches a barrier or a
   /// cross-lane operation, or exits; a plain loop stays at one work-item) is stopped and the
   /// launch fails. 0: PTX2AMD_HOST_WATCHDOG_MS when set, else 5000.
@@ -121,6 +123,8 @@ struct LoadOptions {
   /// translation's data slice): translated with amdgpu::CodegenOptions::ExternalVariables,
   /// linked to these addresses, and snapshot in the differential mode as the module's own.
   std::vector<ExternalVariable> Variables;
+  /// Translated with amdgpu::CodegenOptions::DynamicSharedInGlobal.
+  bool DynamicSharedInGlobal = false;
 };
 
 /// The version of LoadedModule::compiled()'s format; loadCompiled() refuses every other. 4: kernels

@@ -89,6 +89,9 @@ struct ModuleImage {
   /// module is translated with amdgpu::CodegenOptions::ExternalVariables.
   using VariableAddresses = std::vector<std::pair<std::string, GlobalSymbol>>;
   VariableAddresses Variables{};
+  /// ModuleFormat::Ptx: translated with amdgpu::CodegenOptions::DynamicSharedInGlobal (its
+  /// kernels launch with LaunchGeometry::DynamicSharedAddress).
+  bool DynamicSharedInGlobal = false;
 };
 
 enum class MemoryKind {

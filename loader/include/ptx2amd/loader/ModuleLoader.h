@@ -160,8 +160,14 @@ private:
     void settle(llvm::Error E);
   };
   /// Translates and loads kernel \p KernelName's slice once (Outline set); kernels of one
-  /// module translate concurrently, each once.
-  Unit &kernelUnit(llvm::StringRef KernelName);
+  /// module translate concurrently, each once. \p InGlobal: its translation with dynamic shared
+  /// memory in global memory, made at the first launch that needs it.
+  Unit &kernelUnit(llvm::StringRef KernelName, bool InGlobal = false);
+  /// Launches \p K, whose static and dynamic shared memory do not fit the device's LDS, from
+  /// its translation that places dynamic shared memory in global memory (a slice per block,
+  /// allocated for the grid and freed when it is done: the launch waits for the grid).
+  llvm::Error launchDynamicSharedInGlobal(const Kernel &K, const amdgpu::LaunchGeometry &G,
+                                          void **Args, Stream *S, const LaunchOptions &O);
   /// Translates and loads the data slice once, where the module (Outline set) has variables.
   llvm::Error loadData();
   /// \p U's kernel \p KernelName, once \p U is loaded.
@@ -175,7 +181,8 @@ private:
   /// The kernels and their slices when the module is translated per kernel (its Ptx outlined
   /// once, at the first lookup); null otherwise.
   std::unique_ptr<grammar::ModuleOutline> Outline;
-  llvm::StringMap<Unit> Kernels; ///< per kernel, as each is looked up
+  llvm::StringMap<Unit> Kernels;         ///< per kernel, as each is looked up
+  llvm::StringMap<Unit> InGlobalKernels; ///< per kernel, launches past the LDS (kernelUnit)
   Unit Data; ///< the module's variables (the data slice), at its first lookup (Outline set)
   std::unique_ptr<DeviceLaunches> Launches; ///< null: the module launches nothing itself
 };
@@ -235,9 +242,11 @@ private:
                                                            llvm::StringRef Name);
   /// Translates (or takes from the cache) and loads \p Ptx, module \p ModuleName's or its
   /// kernel \p Kernel's slice, into \p U; \p Variables: those it declares, which the module's
-  /// data slice defines (ModuleImage::Variables).
+  /// data slice defines (ModuleImage::Variables); \p InGlobal: dynamic shared memory in global
+  /// memory (ModuleImage::DynamicSharedInGlobal).
   llvm::Error loadUnit(llvm::StringRef ModuleName, llvm::StringRef Kernel, llvm::StringRef Ptx,
-                       LazyModule::Unit &U, ModuleImage::VariableAddresses Variables = {});
+                       LazyModule::Unit &U, ModuleImage::VariableAddresses Variables = {},
+                       bool InGlobal = false);
   void log(LogLevel Level, const std::string &Line);
   /// Points \p M's heap variable (amdgpu::HeapSymbol), when it has one, at the device heap,
   /// made on first need.
