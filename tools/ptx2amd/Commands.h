@@ -28,6 +28,8 @@ int runExtract(llvm::ArrayRef<std::string> Args);
 int runCompile(llvm::ArrayRef<std::string> Args);
 int runCheck(llvm::ArrayRef<std::string> Args);
 int runCache(llvm::ArrayRef<std::string> Args);
+int runRun(llvm::ArrayRef<std::string> Args);
+int runEnv(llvm::ArrayRef<std::string> Args);
 
 /// The PTX modules of a file: the file itself when it is PTX text, or every PTX entry of a CUDA
 /// binary (fatbin, cubin, executable, library, object).

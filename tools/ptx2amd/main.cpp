@@ -29,6 +29,8 @@ const Command Commands[] = {
     {"compile", runCompile, "translate PTX to AMDGPU LLVM IR, assembly or code objects"},
     {"check", runCheck, "report which kernels translate and why the others do not"},
     {"cache", runCache, "show or clear the JIT cache"},
+    {"run", runRun, "run a CUDA program with ptx2amd's CUDA libraries"},
+    {"env", runEnv, "print the shell lines that do what 'run' does, for a whole session"},
 };
 
 const std::string &commandList() {
