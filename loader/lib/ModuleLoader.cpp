@@ -311,18 +311,57 @@ Expected<std::unique_ptr<LazyModule>> ModuleLoader::openSelected(const fatbin::F
       return makeError(ErrorKind::BadInput,
                        "'" + Name + "' holds " + Twine(WithPtx) +
                            " registration units with PTX; open each one's fatbin wrapper");
-    if (Found->NeedsLinking) {
-      auto Linked = linkRdcUnit(F, Found->PTX, Name);
-      if (!Linked)
-        return Linked.takeError();
-      ++Opened;
-      log(LogLevel::Debug, "opened '" + Linked->Name + "': " + Twine(Linked->Text.size()).str() +
-                               " bytes of linked PTX");
-      return std::unique_ptr<LazyModule>(
-          new LazyModule(*this, std::move(Linked->Name), std::move(Linked->Text)));
-    }
-    Chosen = Found->PTX.front();
+    return openChosen(F, *Found, Name);
   }
+  return openChosen(F, {{Chosen}, false}, Name);
+}
+
+Expected<std::vector<std::unique_ptr<LazyModule>>> ModuleLoader::openEach(ArrayRef<uint8_t> Image,
+                                                                          StringRef Name) {
+  auto F = fatbin::Fatbin::parse(MemoryBuffer::getMemBufferCopy(toStringRef(Image), Name),
+                                 {/*ScanWholeFile=*/true, Name.str()});
+  if (!F)
+    return F.takeError();
+  std::vector<std::unique_ptr<LazyModule>> Out;
+  if (F->modules().empty()) {
+    auto M = openSelected(*F, Name);
+    if (!M)
+      return M.takeError();
+    Out.push_back(std::move(*M));
+    return Out;
+  }
+  // As the runtime registers them: each wrapper the CUDA runtime registers, with PTX for the
+  // device (the device link's wrappers have none).
+  for (const fatbin::Module &U : F->modules()) {
+    if (!U.Registered)
+      continue;
+    auto S = selectUnit(*F, U, Opts.Selection);
+    if (!S) {
+      consumeError(S.takeError());
+      continue;
+    }
+    auto M = openChosen(*F, *S, Name);
+    if (!M)
+      return M.takeError();
+    Out.push_back(std::move(*M));
+  }
+  return Out;
+}
+
+Expected<std::unique_ptr<LazyModule>> ModuleLoader::openChosen(const fatbin::Fatbin &F,
+                                                               const fatbin::ModuleSelection &S,
+                                                               StringRef Name) {
+  if (S.NeedsLinking) {
+    auto Linked = linkRdcUnit(F, S.PTX, Name);
+    if (!Linked)
+      return Linked.takeError();
+    ++Opened;
+    log(LogLevel::Debug, "opened '" + Linked->Name + "': " + Twine(Linked->Text.size()).str() +
+                             " bytes of linked PTX");
+    return std::unique_ptr<LazyModule>(
+        new LazyModule(*this, std::move(Linked->Name), std::move(Linked->Text)));
+  }
+  const fatbin::Entry *Chosen = S.PTX.front();
   auto Text = F.ptx(*Chosen);
   if (!Text)
     return Text.takeError();
@@ -341,7 +380,7 @@ Expected<std::unique_ptr<LazyModule>> ModuleLoader::openSelected(const fatbin::F
 
 Error ModuleLoader::loadUnit(StringRef ModuleName, StringRef Kernel, StringRef Ptx,
                              LazyModule::Unit &M, ModuleImage::VariableAddresses Variables,
-                             bool InGlobal) {
+                             bool InGlobal, bool TranslateOnly) {
   // Logs name the kernel of a slice; diagnostics, on the module's lines, the module.
   const std::string Name =
       (Kernel.empty() ? ModuleName.str() : (ModuleName + " [" + Kernel + "]").str()) +
@@ -370,11 +409,24 @@ Error ModuleLoader::loadUnit(StringRef ModuleName, StringRef Kernel, StringRef P
   std::optional<CodeObjectPayload> Payload;
   if (Opts.JitCache) {
     if (auto Hit = Opts.JitCache->lookup(Key)) {
+      if (TranslateOnly) {
+        ++CacheHits;
+        M.FromCache = true;
+        if (!Host) {
+          if (auto Decoded = decodePayload(std::move(*Hit)))
+            M.Unavailable = std::move(Decoded->Unavailable);
+          else
+            consumeError(Decoded.takeError());
+        }
+        log(LogLevel::Debug, formatv("cache hit for '{0}' ({1}){2}", Name, Target, KeyNote).str());
+        return Error::success();
+      }
       if (Host) {
         auto DM = loadHostCompiled(Dev, Name, *Hit, Image.Variables);
         if (DM) {
           ++CacheHits;
           ++Loaded;
+          M.FromCache = true;
           M.DeviceModule = std::move(*DM);
           log(LogLevel::Info, formatv("cache hit for '{0}' ({1}){2}: loaded in {3:F1} ms", Name,
                                       Target, KeyNote, msSince(Start))
@@ -386,6 +438,7 @@ Error ModuleLoader::loadUnit(StringRef ModuleName, StringRef Kernel, StringRef P
       } else if (auto Decoded = decodePayload(std::move(*Hit))) {
         Payload = std::move(*Decoded);
         ++CacheHits;
+        M.FromCache = true;
         log(LogLevel::Info, formatv("cache hit for '{0}' ({1}){2}", Name, Target, KeyNote).str());
       } else {
         log(LogLevel::Info,
@@ -410,7 +463,11 @@ Error ModuleLoader::loadUnit(StringRef ModuleName, StringRef Kernel, StringRef P
     if (Opts.JitCache)
       if (Error E = Opts.JitCache->store(Key, hostCompiledForm(**DM)))
         log(LogLevel::Info, "cache store for '" + Name + "' failed: " + toString(std::move(E)));
-    M.DeviceModule = std::move(*DM);
+    if (!TranslateOnly) {
+      M.DeviceModule = std::move(*DM);
+    } else if (auto K = (*DM)->kernel(Kernel); !K) {
+      M.Unavailable[Kernel] = toString(K.takeError());
+    }
     return Error::success();
   }
 
@@ -441,6 +498,10 @@ Error ModuleLoader::loadUnit(StringRef ModuleName, StringRef Kernel, StringRef P
         // The translation is good: only the next process pays for the failed store.
         log(LogLevel::Info, "cache store for '" + Name + "' failed: " + toString(std::move(E)));
     Payload = cantFail(decodePayload(std::move(Bytes)));
+    if (TranslateOnly) {
+      M.Unavailable = std::move(Payload->Unavailable);
+      return Error::success();
+    }
   }
 
   Image.CodeObject = Payload->CodeObject;
@@ -573,10 +634,11 @@ LazyModule::Unit &LazyModule::kernelUnit(StringRef KernelName, bool InGlobal) {
           return withContext(G.takeError(), "variable '" + V + "' of '" + Name + "'");
         Variables.emplace_back(V, *G);
       }
-      return Loader.loadUnit(Name, KernelName, Slice, *U, std::move(Variables), InGlobal);
+      return Loader.loadUnit(Name, KernelName, Slice, *U, std::move(Variables), InGlobal,
+                             Loader.options().TranslateOnly && !InGlobal);
     };
     Error E = Load();
-    if (!E)
+    if (!E && U->DeviceModule)
       E = Loader.attachHeap(*U->DeviceModule);
     U->settle(std::move(E));
   }
@@ -600,6 +662,23 @@ Expected<const Kernel &> LazyModule::kernel(StringRef KernelName) {
   if (!llvm::is_contained(Outline->kernels(), KernelName))
     return makeError(ErrorKind::BadInput, "no kernel '" + KernelName + "' in '" + Name + "'");
   return kernelOf(kernelUnit(KernelName), KernelName);
+}
+
+Expected<bool> LazyModule::precompile(StringRef KernelName) {
+  if (Error E = load())
+    return withContext(std::move(E), "kernel '" + KernelName + "'");
+  Unit *U = &Whole;
+  if (Outline) {
+    if (!llvm::is_contained(Outline->kernels(), KernelName))
+      return makeError(ErrorKind::BadInput, "no kernel '" + KernelName + "' in '" + Name + "'");
+    U = &kernelUnit(KernelName);
+  }
+  if (Error E = U->error())
+    return withContext(std::move(E), "kernel '" + KernelName + "'");
+  if (auto It = U->Unavailable.find(KernelName); It != U->Unavailable.end())
+    return makeError(ErrorKind::Unsupported, "kernel '" + KernelName + "' of '" + Name +
+                                                 "' cannot be loaded: " + It->second);
+  return !U->FromCache;
 }
 
 std::vector<std::string> LazyModule::kernelNames() {

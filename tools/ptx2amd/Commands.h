@@ -30,6 +30,7 @@ int runCheck(llvm::ArrayRef<std::string> Args);
 int runCache(llvm::ArrayRef<std::string> Args);
 int runRun(llvm::ArrayRef<std::string> Args);
 int runEnv(llvm::ArrayRef<std::string> Args);
+int runAot(llvm::ArrayRef<std::string> Args);
 
 /// The PTX modules of a file: the file itself when it is PTX text, or every PTX entry of a CUDA
 /// binary (fatbin, cubin, executable, library, object).

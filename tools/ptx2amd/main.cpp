@@ -30,6 +30,7 @@ const Command Commands[] = {
     {"check", runCheck, "report which kernels translate and why the others do not"},
     {"cache", runCache, "show or clear the JIT cache"},
     {"run", runRun, "run a CUDA program with ptx2amd's CUDA libraries"},
+    {"aot", runAot, "translate the kernels of programs and their CUDA libraries ahead of time"},
     {"env", runEnv, "print the shell lines that do what 'run' does, for a whole session"},
 };
 

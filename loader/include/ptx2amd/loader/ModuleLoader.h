@@ -91,6 +91,9 @@ struct LoaderOptions {
   /// Translate at the first lookup every kernel of the module (CUDA_MODULE_LOADING=EAGER), not
   /// each at its own.
   bool Eager = false;
+  /// Kernels' translations go into the cache and are not loaded (`ptx2amd aot`); a kernel
+  /// whose entry is there is not read. Variables and whole modules still load.
+  bool TranslateOnly = false;
 
   /// PTX2AMD_LOG, CUDA_MODULE_LOADING and the cache of CacheConfig::fromEnvironment(); a
   /// malformed PTX2AMD_LOG is an error.
@@ -124,6 +127,10 @@ public:
   bool hasKernel(llvm::StringRef Name);
   /// The kernels the PTX declares (available or not); none when the module does not load.
   std::vector<std::string> kernelNames() override;
+  /// Translates kernel \p Name as its first lookup would (with LoaderOptions::TranslateOnly,
+  /// into the cache only): whether it was translated now, false when the cache had it; an error
+  /// says why it cannot be. The kernels of a module translated whole share its answer.
+  llvm::Expected<bool> precompile(llvm::StringRef Name);
 
   /// The selected PTX: its name in messages ("prog: container 0 entry 1 (offset 0x...)") and text.
   const std::string &name() const { return Name; }
@@ -154,7 +161,8 @@ private:
     std::string Failure;                         ///< the failure, when Attempted
     ErrorKind FailureKind = ErrorKind::Internal; ///< and its kind
     llvm::StringMap<std::string> Unavailable;    ///< kernel -> why, from the translation
-    std::unique_ptr<Module> DeviceModule;
+    std::unique_ptr<Module> DeviceModule;        ///< null for a kernel under TranslateOnly
+    bool FromCache = false;                      ///< loaded (or found) in the cache, not translated
     llvm::Error error() const;
     /// Marks the unit attempted, keeping \p E's failure for every later lookup.
     void settle(llvm::Error E);
@@ -218,6 +226,11 @@ public:
   /// PTX modules of relocatable device code (-rdc) are linked into one (ir::linkModules).
   llvm::Expected<std::unique_ptr<LazyModule>> open(llvm::ArrayRef<uint8_t> Image,
                                                    llvm::StringRef Name);
+  /// Every registration unit of \p Image (an executable or library holds one per translation
+  /// unit) that the CUDA runtime registers and that has PTX for the device, each opened as the
+  /// runtime opens its wrapper (`ptx2amd aot`); a lone fatbin or PTX text as open() does.
+  llvm::Expected<std::vector<std::unique_ptr<LazyModule>>> openEach(llvm::ArrayRef<uint8_t> Image,
+                                                                    llvm::StringRef Name);
   /// The __fatBinC_Wrapper_t a program passes to __cudaRegisterFatBinary.
   llvm::Expected<std::unique_ptr<LazyModule>> openWrapper(const void *Wrapper,
                                                           llvm::StringRef Name);
@@ -240,13 +253,15 @@ private:
   friend class LazyModule;
   llvm::Expected<std::unique_ptr<LazyModule>> openSelected(const fatbin::Fatbin &F,
                                                            llvm::StringRef Name);
+  llvm::Expected<std::unique_ptr<LazyModule>>
+  openChosen(const fatbin::Fatbin &F, const fatbin::ModuleSelection &S, llvm::StringRef Name);
   /// Translates (or takes from the cache) and loads \p Ptx, module \p ModuleName's or its
   /// kernel \p Kernel's slice, into \p U; \p Variables: those it declares, which the module's
   /// data slice defines (ModuleImage::Variables); \p InGlobal: dynamic shared memory in global
-  /// memory (ModuleImage::DynamicSharedInGlobal).
+  /// memory (ModuleImage::DynamicSharedInGlobal); \p TranslateOnly: into the cache only.
   llvm::Error loadUnit(llvm::StringRef ModuleName, llvm::StringRef Kernel, llvm::StringRef Ptx,
                        LazyModule::Unit &U, ModuleImage::VariableAddresses Variables = {},
-                       bool InGlobal = false);
+                       bool InGlobal = false, bool TranslateOnly = false);
   void log(LogLevel Level, const std::string &Line);
   /// Points \p M's heap variable (amdgpu::HeapSymbol), when it has one, at the device heap,
   /// made on first need.
