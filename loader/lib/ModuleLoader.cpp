@@ -22,8 +22,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <optional>
+#include <thread>
+#include <unistd.h>
 
 using namespace llvm;
 
@@ -120,6 +123,37 @@ Expected<CodeObjectPayload> decodePayload(std::vector<uint8_t> Bytes) {
     return Malformed();
   return P;
 }
+
+/// Says once that a translation is taking a while: a second after it starts, when the user can
+/// see it (standard error on a terminal, or PTX2AMD_LOG=info through the log).
+class SlowTranslationNotice {
+public:
+  SlowTranslationNotice(std::function<void(const std::string &)> Say, std::string Line) {
+    if (!Say)
+      return;
+    Waiter = std::thread([this, Say = std::move(Say), Line = std::move(Line)] {
+      std::unique_lock<std::mutex> Lock(Mutex);
+      if (!Finished.wait_for(Lock, std::chrono::seconds(1), [&] { return Done; }))
+        Say(Line);
+    });
+  }
+  ~SlowTranslationNotice() {
+    if (!Waiter.joinable())
+      return;
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      Done = true;
+    }
+    Finished.notify_one();
+    Waiter.join();
+  }
+
+private:
+  std::mutex Mutex;
+  std::condition_variable Finished;
+  bool Done = false;
+  std::thread Waiter;
+};
 
 /// The PTX of registration unit \p U under \p Policy (fatbin::selectForModule), but for NVIDIA's
 /// device runtime in an -rdc unit: libcudadevrt carries PTX for its newest architecture only
@@ -450,6 +484,20 @@ Error ModuleLoader::loadUnit(StringRef ModuleName, StringRef Kernel, StringRef P
       log(LogLevel::Info, formatv("cache miss for '{0}' ({1}){2}", Name, Target, KeyNote).str());
     }
   }
+
+  // The one line a user waiting on a first launch sees (not `ptx2amd aot`, which shows its own
+  // progress).
+  std::function<void(const std::string &)> Say;
+  if (Opts.Log >= LogLevel::Info)
+    Say = [this](const std::string &Line) { log(LogLevel::Info, Line); };
+  else if (!TranslateOnly && isatty(STDERR_FILENO))
+    Say = [](const std::string &Line) { errs() << "ptx2amd: " << Line << "\n"; };
+  SlowTranslationNotice Notice(
+      std::move(Say),
+      formatv("translating '{0}' for {1}: each kernel once, at its first use, into the JIT cache "
+              "('ptx2amd aot PROGRAM' translates ahead of time)",
+              Name, Target)
+          .str());
 
   if (Host) {
     auto DM = Dev.loadModule(Image);

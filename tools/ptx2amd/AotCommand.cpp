@@ -3,6 +3,7 @@
 // launches would translate them (the loader's own path, LoaderOptions::TranslateOnly), so that
 // the programs' runs translate nothing.
 #include "Commands.h"
+#include "Progress.h"
 
 #include "ptx2amd/amdgpu-backend/Target.h"
 #include "ptx2amd/loader/Device.h"
@@ -151,55 +152,6 @@ struct TargetReport {
   double Seconds = 0;
 };
 
-/// The progress line: on a terminal redrawn in place, at PTX2AMD_LOG=info a line each tenth.
-class Progress {
-public:
-  Progress(std::string Label, size_t Total, bool Verbose)
-      : Label(std::move(Label)), Total(Total), Terminal(isatty(STDERR_FILENO)), Verbose(Verbose),
-        Start(Clock::now()) {}
-
-  void step(const TargetReport &R) {
-    const size_t Done = R.Translated + R.Cached + R.Failed.size();
-    const double Elapsed = secondsSince(Start);
-    const bool Last = Done == Total;
-    if (Terminal) {
-      if (!Last && Elapsed - Drawn < 0.2)
-        return;
-      Drawn = Elapsed;
-    } else if (!Verbose || Done * 10 / std::max<size_t>(Total, 1) == Tenth) {
-      return;
-    } else {
-      Tenth = Done * 10 / std::max<size_t>(Total, 1);
-    }
-    const double Rate = R.Translated / std::max(Elapsed, 1e-3);
-    const size_t Left = Total - Done;
-    std::string Eta = R.Translated && Left ? fmt::format(", {} left", duration(Left / Rate)) : "";
-    constexpr int Width = 24;
-    const int Filled = int(Width * Done / std::max<size_t>(Total, 1));
-    std::string Bar = std::string(Filled, '=') + std::string(Width - Filled, ' ');
-    std::string Line =
-        fmt::format("ptx2amd aot: {} [{}] {}/{} kernels ({} translated, {} cached, {} failed), "
-                    "{:.1f}/s{}",
-                    Label, Bar, Done, Total, R.Translated, R.Cached, R.Failed.size(), Rate, Eta);
-    std::fprintf(stderr, Terminal ? "\r%s\033[K%s" : "%s%s\n", Line.c_str(),
-                 Terminal && Last ? "\n" : "");
-  }
-
-private:
-  std::string Label;
-  size_t Total;
-  bool Terminal, Verbose;
-  Clock::time_point Start;
-  double Drawn = -1;
-  size_t Tenth = 0;
-
-  static std::string duration(double Seconds) {
-    const long S = long(Seconds + 0.5);
-    return S >= 3600 ? fmt::format("{}h{:02}m", S / 3600, S % 3600 / 60)
-                     : fmt::format("{}m{:02}s", S / 60, S % 60);
-  }
-};
-
 /// Opens every file's modules with \p L, and translates every kernel on \p Jobs threads.
 TargetReport translateAll(loader::ModuleLoader &L, llvm::ArrayRef<std::string> Files, unsigned Jobs,
                           bool Verbose) {
@@ -236,7 +188,7 @@ TargetReport translateAll(loader::ModuleLoader &L, llvm::ArrayRef<std::string> F
   }
   R.Modules = Modules.size();
   R.Kernels = Work.size();
-  Progress Bar(R.Target, Work.size(), Verbose);
+  Progress Bar("aot", R.Target, Work.size(), "kernels", Verbose);
   std::mutex Mutex;
   llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Jobs));
   for (auto &[M, Kernel] : Work)
@@ -247,7 +199,9 @@ TargetReport translateAll(loader::ModuleLoader &L, llvm::ArrayRef<std::string> F
         R.Failed.push_back({Kernel, M->name(), llvm::toString(Translated.takeError())});
       else
         ++(*Translated ? R.Translated : R.Cached);
-      Bar.step(R);
+      Bar.update(R.Translated + R.Cached + R.Failed.size(), R.Translated,
+                 fmt::format("{} translated, {} cached, {} failed", R.Translated, R.Cached,
+                             R.Failed.size()));
     });
   Pool.wait();
   R.Seconds = secondsSince(Start);

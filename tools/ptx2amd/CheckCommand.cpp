@@ -1,5 +1,6 @@
 // `ptx2amd check`: a pre-flight report of what translates, without a GPU.
 #include "Commands.h"
+#include "Progress.h"
 
 #include "ptx2amd/amdgpu-backend/Target.h"
 #include "ptx2amd/pipeline/Translate.h"
@@ -7,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <llvm/Support/JSON.h>
+#include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <map>
@@ -71,7 +73,13 @@ int runCheck(llvm::ArrayRef<std::string> Argv) {
         Status = 1;
         continue;
       }
+      // A library of thousands of modules takes minutes: the progress line says how far.
+      Progress Bar("check", fmt::format("{} [{}]", llvm::sys::path::filename(Input), T->Name),
+                   Sources->size(), "modules", false);
+      size_t Done = 0;
       for (auto &Src : *Sources) {
+        Bar.update(Done, Done);
+        ++Done;
         ++Modules;
         llvm::json::Array JKernels;
         auto Report = [&](const std::string &Module, const std::string &Error) {
@@ -158,10 +166,14 @@ int runCheck(llvm::ArrayRef<std::string> Argv) {
           JModules.push_back(llvm::json::Object{{"module", Src->name()},
                                                 {"target", std::string(T->Name)},
                                                 {"kernels", std::move(JKernels)}});
-        else
+        else {
+          Bar.clear();
           llvm::outs() << fmt::format("{} [{}]: {} of {} kernels translate\n{}", Src->name(),
                                       T->Name, ModOk, ModKernels, Lines);
+          llvm::outs().flush();
+        }
       }
+      Bar.update(Sources->size(), Sources->size());
     }
     if (Json)
       continue;
