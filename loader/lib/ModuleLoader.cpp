@@ -693,39 +693,44 @@ LazyModule::Unit &LazyModule::kernelUnit(StringRef KernelName, bool InGlobal) {
   return *U;
 }
 
-Expected<const Kernel &> LazyModule::kernelOf(Unit &U, StringRef KernelName) {
+Error LazyModule::usable(const Unit &U, StringRef KernelName) const {
   if (Error E = U.error())
     return withContext(std::move(E), "kernel '" + KernelName + "'");
   if (auto It = U.Unavailable.find(KernelName); It != U.Unavailable.end())
     return makeError(ErrorKind::Unsupported, "kernel '" + KernelName + "' of '" + Name +
                                                  "' cannot be loaded: " + It->second);
+  return Error::success();
+}
+
+Expected<const Kernel &> LazyModule::kernelOf(Unit &U, StringRef KernelName) {
+  if (Error E = usable(U, KernelName))
+    return E;
   return U.DeviceModule->kernel(KernelName);
 }
 
-Expected<const Kernel &> LazyModule::kernel(StringRef KernelName) {
+Expected<LazyModule::Unit &> LazyModule::unitOf(StringRef KernelName) {
   if (Error E = load())
     return withContext(std::move(E), "kernel '" + KernelName + "'");
   if (!Outline)
-    return kernelOf(Whole, KernelName);
+    return Whole;
   if (!llvm::is_contained(Outline->kernels(), KernelName))
     return makeError(ErrorKind::BadInput, "no kernel '" + KernelName + "' in '" + Name + "'");
-  return kernelOf(kernelUnit(KernelName), KernelName);
+  return kernelUnit(KernelName);
+}
+
+Expected<const Kernel &> LazyModule::kernel(StringRef KernelName) {
+  auto U = unitOf(KernelName);
+  if (!U)
+    return U.takeError();
+  return kernelOf(*U, KernelName);
 }
 
 Expected<bool> LazyModule::precompile(StringRef KernelName) {
-  if (Error E = load())
-    return withContext(std::move(E), "kernel '" + KernelName + "'");
-  Unit *U = &Whole;
-  if (Outline) {
-    if (!llvm::is_contained(Outline->kernels(), KernelName))
-      return makeError(ErrorKind::BadInput, "no kernel '" + KernelName + "' in '" + Name + "'");
-    U = &kernelUnit(KernelName);
-  }
-  if (Error E = U->error())
-    return withContext(std::move(E), "kernel '" + KernelName + "'");
-  if (auto It = U->Unavailable.find(KernelName); It != U->Unavailable.end())
-    return makeError(ErrorKind::Unsupported, "kernel '" + KernelName + "' of '" + Name +
-                                                 "' cannot be loaded: " + It->second);
+  auto U = unitOf(KernelName);
+  if (!U)
+    return U.takeError();
+  if (Error E = usable(*U, KernelName))
+    return E;
   return !U->FromCache;
 }
 

@@ -180,6 +180,11 @@ private:
   llvm::Error loadData();
   /// \p U's kernel \p KernelName, once \p U is loaded.
   llvm::Expected<const Kernel &> kernelOf(Unit &U, llvm::StringRef KernelName);
+  /// The unit that holds kernel \p KernelName (the module loaded, the kernel's slice translated).
+  llvm::Expected<Unit &> unitOf(llvm::StringRef KernelName);
+  /// Why \p U's kernel \p KernelName cannot run: the unit failed, or the kernel did; success
+  /// when it can.
+  llvm::Error usable(const Unit &U, llvm::StringRef KernelName) const;
 
   ModuleLoader &Loader;
   std::string Name, Ptx;
