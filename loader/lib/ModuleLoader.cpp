@@ -629,9 +629,10 @@ Error LazyModule::load() {
     }
     if (!Outline) {
       Error E = Loader.loadUnit(Name, "", Ptx, Whole);
-      if (!E)
+      // What running kernels need, which translating alone does not.
+      if (!E && !Loader.options().TranslateOnly)
         E = Loader.attachHeap(*Whole.DeviceModule);
-      if (!E)
+      if (!E && !Loader.options().TranslateOnly)
         E = attachDeviceLaunches();
       Whole.settle(std::move(E));
       return Whole.error();

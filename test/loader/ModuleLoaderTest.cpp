@@ -610,6 +610,43 @@ TEST_CASE("a second loader on the same cache folder translates nothing", "[modul
   CHECK(L.stats().CacheMisses == 1);
 }
 
+TEST_CASE("kernels translated ahead of time for a GPU this machine lacks are what its loader "
+          "finds",
+          "[module-loader][aot]") {
+  // ptx2amd aot --device hsa --arch gfx90a: a translating device, translation only; then a
+  // loader of the GPU's format (CodeObjectDevice, as the HSA device) on the same folder.
+  TempCacheDir Dir;
+  std::string Ptx =
+      std::string(llvm::toStringRef(readBytes(PTX2AMD_CUDA_PTX_DIR "/vector_add.sm90.ptx")));
+  const char *Kernels[] = {"_Z5saxpyifPKfS0_Pf", "_Z5iaxpyxiPKiS0_Pi"};
+  auto Translator = loader::createTranslatingDevice(*amdgpu::findTarget("gfx90a"));
+  CHECK(Translator->properties().Format == loader::ModuleFormat::CodeObject);
+  for (bool Again : {false, true}) {
+    LogLines Log;
+    loader::LoaderOptions O = Log.options(Dir.open());
+    O.TranslateOnly = true;
+    loader::ModuleLoader L(*Translator, std::move(O));
+    auto M = ok(L.openEach(bytesOf(Ptx), "vector_add"));
+    REQUIRE(M.size() == 1);
+    for (const char *K : Kernels)
+      CHECK(ok(M[0]->precompile(K)) == !Again); // translated, then found
+    CHECK(L.stats().Translations == (Again ? 0 : 2));
+    // The translating device refuses to run anything, saying why.
+    auto Buffer = Translator->allocate(16, loader::MemoryKind::Device);
+    REQUIRE(!Buffer);
+    CHECK(llvm::toString(Buffer.takeError()).find("only translates") != std::string::npos);
+  }
+  CodeObjectDevice Gpu;
+  LogLines Log;
+  loader::ModuleLoader L(Gpu, Log.options(Dir.open()));
+  auto M = ok(L.open(bytesOf(Ptx), "vector_add"));
+  for (const char *K : Kernels)
+    ok(M->kernel(K));
+  CHECK(L.stats().Translations == 0);
+  CHECK(L.stats().CacheHits == 2);
+  CHECK(Gpu.Loaded.size() == 2);
+}
+
 TEST_CASE("the host device's second loader on the same cache folder translates nothing",
           "[module-loader]") {
   std::string Ptx =

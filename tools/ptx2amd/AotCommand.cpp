@@ -241,7 +241,9 @@ void printReport(const TargetReport &R) {
     fmt::print("  ... and {} more (--json lists them all)\n", R.Failed.size() - Shown);
 }
 
-/// The devices to translate for: the GPU, or a CPU device per target.
+/// The devices to translate for: for the GPU's code objects (--device hsa), the GPU where it is
+/// of the target and a translating device for any other target; for the CPU device, one per
+/// target; auto: the GPU where one is usable, else the CPU device.
 std::optional<int> devicesFor(const llvm::opt::InputArgList &Args,
                               std::vector<std::unique_ptr<loader::Device>> &Owned,
                               std::vector<loader::Device *> &Devices) {
@@ -250,36 +252,45 @@ std::optional<int> devicesFor(const llvm::opt::InputArgList &Args,
     Choice = std::getenv("PTX2AMD_DEVICE") ? std::getenv("PTX2AMD_DEVICE") : "auto";
   if (Choice != "auto" && Choice != "host" && Choice != "hsa")
     return usageError(AotHelp, fmt::format("--device takes auto, host or hsa, not '{}'", Choice));
-  std::vector<std::string> Names;
+  std::vector<const amdgpu::Target *> Targets;
   for (const std::string &V : Args.getAllArgValues(OPT_arch))
     for (llvm::StringRef N : llvm::split(V, ','))
-      if (!N.trim().empty())
-        Names.push_back(N.trim().str());
+      if (!N.trim().empty()) {
+        auto T = amdgpu::lookupTarget(N.trim());
+        if (!T)
+          return usageError(AotHelp, llvm::toString(T.takeError()));
+        Targets.push_back(&*T);
+      }
+  loader::Device *Gpu = nullptr;
   if (Choice != "host") {
-    if (auto Gpu = loader::hsaDevice()) {
-      const std::string Own(Gpu->properties().Target->Name);
-      for (const std::string &N : Names)
-        if (N != Own)
-          return usageError(AotHelp, fmt::format("the GPU is {}, not {}: --arch names the CPU "
-                                                 "device's targets (--device host)",
-                                                 Own, N));
-      Devices.push_back(&*Gpu);
-      return std::nullopt;
-    } else if (Choice == "hsa") {
-      printError(llvm::toString(Gpu.takeError()));
-      return 1;
-    } else {
-      llvm::consumeError(Gpu.takeError());
-    }
+    auto D = loader::hsaDevice();
+    if (D)
+      Gpu = &*D;
+    else
+      llvm::consumeError(D.takeError());
   }
-  if (Names.empty()) {
+  if (Choice == "hsa" || (Choice == "auto" && Gpu)) {
+    if (Targets.empty() && !Gpu)
+      return usageError(AotHelp, "no GPU here: --device hsa needs the targets (--arch)");
+    if (Targets.empty())
+      Targets.push_back(Gpu->properties().Target);
+    for (const amdgpu::Target *T : Targets)
+      if (Gpu && Gpu->properties().Target == T) {
+        Devices.push_back(Gpu);
+      } else {
+        Owned.push_back(loader::createTranslatingDevice(*T));
+        Devices.push_back(Owned.back().get());
+      }
+    return std::nullopt;
+  }
+  if (Targets.empty()) {
     const char *Env = std::getenv("PTX2AMD_HOST_TARGET");
-    Names.push_back(Env && *Env ? Env : "gfx90a");
-  }
-  for (const std::string &N : Names) {
-    auto T = amdgpu::lookupTarget(N);
+    auto T = amdgpu::lookupTarget(Env && *Env ? Env : "gfx90a");
     if (!T)
-      return usageError(AotHelp, llvm::toString(T.takeError()));
+      return usageError(AotHelp, llvm::toString(T.takeError()) + " (PTX2AMD_HOST_TARGET)");
+    Targets.push_back(&*T);
+  }
+  for (const amdgpu::Target *T : Targets) {
     auto D = loader::createHostDevice(*T);
     if (!D) {
       printError(llvm::toString(D.takeError()));

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `ptx2amd aot` on project programs for both wave sizes: after it, their runs translate nothing
-# (every lookup a cache hit); a second aot translates nothing; an aot interrupted (SIGINT) after
-# its first kernels resumes where it stopped; --json is JSON with the same counts.
+# (every lookup a cache hit); a second aot translates nothing; an aot interrupted after its
+# first kernels resumes where it stopped; --json is JSON with the same counts; code objects for
+# GPUs the machine lacks (--device hsa) are translated, and a second time found.
 # usage: cli_aot.sh PTX2AMD PROGRAM_DIR WORK_DIR
 set -euo pipefail
 ptx=$1 bin=$2 work=$3
@@ -54,4 +55,13 @@ print(f"resumed: {r['cached']} of {total} kernels from the interrupted run, "
 PY
 "$ptx" aot --cache "$work/resume" --arch gfx1100 "${more[@]}" | grep -q ' 0 translated, ' ||
   fail "after resuming, an aot still translated"
+# Code objects for GPUs this machine lacks: translated only, into a cache to copy; again, nothing.
+for round in 1 2; do
+  "$ptx" aot --device hsa --arch gfx942,gfx1201 --cache "$work/gpu" "${programs[@]}" >"$work/gpu.$round" ||
+    fail "aot for GPUs exited $?: $(cat "$work/gpu.$round")"
+done
+[ "$(grep -c 'code objects (translation only): 4 files, 4 modules, [0-9]* kernels: [1-9][0-9]* translated, 0 already' "$work/gpu.1")" = 2 ] ||
+  fail "aot for GPUs: $(cat "$work/gpu.1")"
+[ "$(grep -c ' 0 translated, [1-9][0-9]* already in the cache, 0 failed' "$work/gpu.2")" = 2 ] ||
+  fail "the second aot for GPUs translated: $(cat "$work/gpu.2")"
 echo "PASS cli_aot"

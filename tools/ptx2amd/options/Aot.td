@@ -2,13 +2,14 @@
 include "Common.td"
 
 def arch : Separate<["--"], "arch">, MetaVarName<"LIST">,
-           HelpText<"the CPU device's targets, comma-separated or repeated (default: the one\n"
-                    "PTX2AMD_HOST_TARGET names, else gfx90a); a GPU's is its own">;
+           HelpText<"the targets, comma-separated or repeated (default: the GPU's, else the\n"
+                    "one PTX2AMD_HOST_TARGET names, else gfx90a)">;
 def arch_eq : Joined<["--"], "arch=">, Alias<arch>;
 def device : Separate<["--"], "device">, MetaVarName<"auto|host|hsa">,
-             HelpText<"whose translations to make: the AMD GPU's (code objects), the CPU\n"
-                      "device's (compiled for this CPU), or the GPU's where one is usable\n"
-                      "(auto, the default; PTX2AMD_DEVICE)">;
+             HelpText<"whose translations to make: code objects for AMD GPUs (hsa; for a\n"
+                      "target whose GPU is not here they are translated only), the CPU\n"
+                      "device's (host; compiled for this CPU), or the GPU's where one is\n"
+                      "usable, else the CPU device's (auto, the default; PTX2AMD_DEVICE)">;
 def device_eq : Joined<["--"], "device=">, Alias<device>;
 def jobs : Separate<["--"], "jobs">, MetaVarName<"N">,
            HelpText<"translate N kernels at once (default: one per hardware thread)">;

@@ -247,4 +247,10 @@ llvm::Expected<Device &> hostDevice();
 /// share host-backend's workers.
 llvm::Expected<std::unique_ptr<Device>> createHostDevice(const amdgpu::Target &T);
 
+/// A device of target \p T's code objects that only translates (`ptx2amd aot` for a GPU the
+/// machine need not have): the loader translates and keys as on that GPU; a loaded module is
+/// its metadata and symbols (a variable's offset in the code object for its address), and
+/// memory, streams and launches are errors.
+std::unique_ptr<Device> createTranslatingDevice(const amdgpu::Target &T);
+
 } // namespace ptx2amd::loader
