@@ -732,6 +732,10 @@ Expected<bool> LazyModule::precompile(StringRef KernelName) {
     return U.takeError();
   if (Error E = usable(*U, KernelName))
     return E;
+  // A loaded module (a whole one) knows its kernels that cannot run.
+  if (U->DeviceModule)
+    if (auto K = U->DeviceModule->kernel(KernelName); !K)
+      return K.takeError();
   return !U->FromCache;
 }
 

@@ -236,7 +236,7 @@ void printReport(const TargetReport &R) {
     fmt::print("  error: {}\n", E);
   constexpr size_t Shown = 10;
   for (size_t I = 0; I < R.Failed.size() && I < Shown; ++I)
-    fmt::print("  failed: {}\n", R.Failed[I].Reason);
+    fmt::print("  failed: {}\n", llvm::StringRef(R.Failed[I].Reason).split('\n').first.rtrim());
   if (R.Failed.size() > Shown)
     fmt::print("  ... and {} more (--json lists them all)\n", R.Failed.size() - Shown);
 }

@@ -11,11 +11,17 @@ mkdir -p "$work"
 fail() { echo "FAIL cli_aot: $*"; exit 1; }
 programs=("$bin/saxpy" "$bin/saxpy.static" "$bin/cub_scan" "$bin/runtime_api.static")
 
-"$ptx" aot --cache "$work/cache" --arch gfx90a,gfx1100 "${programs[@]}" >"$work/first" ||
-  fail "aot exited $?: $(cat "$work/first")"
+# runtime_api holds a kernel that cannot be translated ('pmevent'): aot names it and exits 1.
+set +e
+"$ptx" aot --cache "$work/cache" --arch gfx90a,gfx1100 "${programs[@]}" >"$work/first"
+rc=$?
+set -e
 cat "$work/first"
+[ "$rc" = 1 ] || fail "aot exited $rc"
+[ "$(grep -c "failed: .*kernel '_Z11unavailablePj' .*'pmevent' is not supported yet" "$work/first")" = 2 ] ||
+  fail "the kernel that cannot be translated is not named"
 for target in gfx90a gfx1100; do
-  grep -q "^$target on ptx2amd host ($target): 4 files, 4 modules, [0-9]* kernels: [1-9][0-9]* translated, 0 already in the cache, 0 failed" \
+  grep -q "^$target on ptx2amd host ($target): 4 files, 4 modules, [0-9]* kernels: [1-9][0-9]* translated, 0 already in the cache, 1 failed" \
     "$work/first" || fail "first aot for $target"
   for program in "${programs[@]}"; do
     PTX2AMD_LOG=info PTX2AMD_CACHE_DIR=$work/cache "$ptx" run --device host --arch "$target" \
@@ -26,8 +32,8 @@ for target in gfx90a gfx1100; do
   done
 done
 
-"$ptx" aot --cache "$work/cache" --arch gfx90a,gfx1100 "${programs[@]}" >"$work/second"
-[ "$(grep -c ' 0 translated, [1-9][0-9]* already in the cache, 0 failed' "$work/second")" = 2 ] ||
+"$ptx" aot --cache "$work/cache" --arch gfx90a,gfx1100 "${programs[@]}" >"$work/second" || true
+[ "$(grep -c ' 0 translated, [1-9][0-9]* already in the cache, 1 failed' "$work/second")" = 2 ] ||
   fail "the second aot translated: $(cat "$work/second")"
 
 # Interrupted (SIGTERM: a script's background job ignores SIGINT) once its first translations
@@ -41,27 +47,26 @@ for _ in $(seq 3000); do
 done
 kill -TERM "$pid" 2>/dev/null || true
 wait "$pid" || true
-"$ptx" aot --cache "$work/resume" --arch gfx1100 --json "${more[@]}" >"$work/resumed.json"
-"$ptx" aot --cache "$work/all" --arch gfx1100 --json "${more[@]}" >"$work/all.json"
+"$ptx" aot --cache "$work/resume" --arch gfx1100 --json "${more[@]}" >"$work/resumed.json" || true
+"$ptx" aot --cache "$work/all" --arch gfx1100 --json "${more[@]}" >"$work/all.json" || true
 python3 - "$work/resumed.json" "$work/all.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["targets"][0]
 total = json.load(open(sys.argv[2]))["targets"][0]["kernels"]
 assert r["kernels"] == total, (r["kernels"], total)
-assert r["translated"] + r["cached"] == total and not r["failed"], r
+assert r["translated"] + r["cached"] + len(r["failed"]) == total and len(r["failed"]) == 1, r
 assert r["cached"] >= 1, "nothing was kept from the interrupted run"
 print(f"resumed: {r['cached']} of {total} kernels from the interrupted run, "
       f"{r['translated']} translated")
 PY
-"$ptx" aot --cache "$work/resume" --arch gfx1100 "${more[@]}" | grep -q ' 0 translated, ' ||
+{ "$ptx" aot --cache "$work/resume" --arch gfx1100 "${more[@]}" || true; } | grep -q ' 0 translated, ' ||
   fail "after resuming, an aot still translated"
 # Code objects for GPUs this machine lacks: translated only, into a cache to copy; again, nothing.
 for round in 1 2; do
-  "$ptx" aot --device hsa --arch gfx942,gfx1201 --cache "$work/gpu" "${programs[@]}" >"$work/gpu.$round" ||
-    fail "aot for GPUs exited $?: $(cat "$work/gpu.$round")"
+  "$ptx" aot --device hsa --arch gfx942,gfx1201 --cache "$work/gpu" "${programs[@]}" >"$work/gpu.$round" || true
 done
-[ "$(grep -c 'code objects (translation only): 4 files, 4 modules, [0-9]* kernels: [1-9][0-9]* translated, 0 already' "$work/gpu.1")" = 2 ] ||
+[ "$(grep -c 'code objects (translation only): 4 files, 4 modules, [0-9]* kernels: [1-9][0-9]* translated, 0 already in the cache, 1 failed' "$work/gpu.1")" = 2 ] ||
   fail "aot for GPUs: $(cat "$work/gpu.1")"
-[ "$(grep -c ' 0 translated, [1-9][0-9]* already in the cache, 0 failed' "$work/gpu.2")" = 2 ] ||
+[ "$(grep -c ' 0 translated, [1-9][0-9]* already in the cache, 1 failed' "$work/gpu.2")" = 2 ] ||
   fail "the second aot for GPUs translated: $(cat "$work/gpu.2")"
 echo "PASS cli_aot"
