@@ -44,9 +44,9 @@ const std::string &commandList() {
   return List;
 }
 
-const CommandHelp MainHelp = {"", "ptx2amd <command> [options] FILE...",
-                              "translates the PTX of CUDA programs to AMDGPU code objects",
-                              commandList()};
+const CommandHelp MainHelp = {
+    "", "ptx2amd <command> [options] FILE...",
+    "runs CUDA programs from their PTX, and translates it to AMDGPU code objects", commandList()};
 
 void printUsage(const main_opts::Table &Table, llvm::raw_ostream &OS) {
   Table.printHelp(OS, MainHelp.Usage, MainHelp.Overview);
