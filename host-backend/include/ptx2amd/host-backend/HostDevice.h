@@ -52,8 +52,6 @@ struct LaunchConfig {
   Dim3 Grid;  ///< blocks
   Dim3 Block; ///< threads per block (at most 1024)
   uint32_t DynamicSharedBytes = 0;
-  /// Not 0: where the blocks' dynamic shared memory lies (amdgpu::LaunchGeometry).
-  uint64_t DynamicSharedAddress = 0;
   /// A workgroup that makes no progress for this long (no work-item reaches a barrier or a
   /// cross-lane operation, or exits; a plain loop stays at one work-item) is stopped and the
   /// launch fails. 0: PTX2AMD_HOST_WATCHDOG_MS when set, else 5000.
@@ -74,6 +72,9 @@ struct LaunchConfig {
   /// more than there are: all). To time a kernel on one core beside all of them in one process.
   /// A cooperative launch uses every worker.
   unsigned Workers = 0;
+  /// Not 0: where the blocks' dynamic shared memory lies (amdgpu::LaunchGeometry). Last, so
+  /// that configurations written field by field keep their meaning.
+  uint64_t DynamicSharedAddress = 0;
 };
 
 /// What the process's environment forces on the host device, for comparing its ways of running
