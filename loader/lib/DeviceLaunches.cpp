@@ -142,6 +142,11 @@ Error LazyModule::launch(const Kernel &K, const amdgpu::LaunchGeometry &G, void 
   if (G.DynamicLdsBytes && !G.DynamicSharedAddress &&
       K.metadata().GroupSegmentFixedSize + G.DynamicLdsBytes > Lds)
     return launchDynamicSharedInGlobal(K, G, Args, S, O);
+  return start(K, G, Args, S, O);
+}
+
+Error LazyModule::start(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *S,
+                        const LaunchOptions &O) {
   if (!Launches)
     return Loader.device().launch(K, G, Args, S, O);
   uint64_t Pending = 0;
@@ -182,9 +187,7 @@ Error LazyModule::launchDynamicSharedInGlobal(const Kernel &K, const amdgpu::Lau
                          toString(Slices.takeError()));
   amdgpu::LaunchGeometry InGlobal = G;
   InGlobal.DynamicSharedAddress = reinterpret_cast<uintptr_t>(*Slices);
-  uint64_t Pending = 0;
-  Error E = Launches ? runGrid(*V, InGlobal, Args, S, O, 0, Pending)
-                     : Dev.launch(*V, InGlobal, Args, S, O);
+  Error E = start(*V, InGlobal, Args, S, O);
   // The slices are the grid's until it is done.
   if (!E)
     E = Dev.synchronize(S);

@@ -151,6 +151,9 @@ private:
   /// Gives the module its launch queue when it has one (amdgpu::LaunchQueueSymbol) and fills its
   /// kernel handles; with Mutex held, after the module loaded.
   llvm::Error attachDeviceLaunches();
+  /// Device::launch, or runGrid where the module launches from the device.
+  llvm::Error start(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *S,
+                    const LaunchOptions &O);
   llvm::Error runGrid(const Kernel &K, const amdgpu::LaunchGeometry &G, void **Args, Stream *S,
                       const LaunchOptions &O, uint32_t Depth, uint64_t &Pending);
 
